@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Start Redis and PostgreSQL if they are installed but not running; install Redis
+# from Debian's packages where it is missing and we are allowed to.
+set -u
+ok=0
+if ! (command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 ping >/dev/null 2>&1); then
+  if ! command -v redis-server >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >/dev/null 2>&1 || true
+  fi
+  if command -v redis-server >/dev/null; then
+    mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+      --dir /tmp --logfile /tmp/redis-ci.log >/dev/null 2>&1 || ok=1
+    sleep 0.5
+  else
+    ok=1
+  fi
+fi
+if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q 2>/dev/null; then
+  if command -v pg_ctlcluster >/dev/null && [ -d /etc/postgresql ]; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start >/dev/null 2>&1 || ok=1
+  else
+    ok=1
+  fi
+fi
+exit $ok

@@ -1,0 +1,102 @@
+"""The `troubleshoot` command.
+
+The argument contract lives here (see ../shared/DESIGN.md, "Contracts"); each
+subcommand is carried out by a `run(args) -> int` function in the module of its
+part of the flow, imported only when that subcommand runs, so `troubleshoot kb
+check` does not pay for loading torch or the embedding model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+LANG_CHOICES = ("en", "ko", "zh")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="troubleshoot", description="Answer PyTorch errors and verify fixes by running them.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ask = sub.add_parser("ask", help="answer one pasted error")
+    ask.add_argument("text", nargs="?", default=None, help="the error text; '-' or nothing reads stdin")
+    ask.add_argument("--json", action="store_true", help="print the JSON answer")
+    ask.add_argument("--lang", choices=LANG_CHOICES, help="answer language (default: the asker's language)")
+    ask.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
+    ask.add_argument("--retriever", choices=("hybrid", "signature", "bm25", "dense"), default="hybrid",
+                     help=argparse.SUPPRESS)
+    ask.set_defaults(handler="bot.retrieval.commands:ask")
+
+    ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of {text, expected}")
+    ev.add_argument("file")
+    ev.add_argument("--json", action="store_true")
+    ev.add_argument("--retriever", choices=("hybrid", "signature", "bm25", "dense"), default="hybrid")
+    ev.set_defaults(handler="bot.retrieval.commands:evaluate")
+
+    kb = sub.add_parser("kb", help="check, list and add knowledge")
+    kb_sub = kb.add_subparsers(dest="kb_command", required=True, metavar="KB_COMMAND")
+    check = kb_sub.add_parser("check", help="validate every knowledge file (exit 1 on any problem)")
+    check.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
+    check.set_defaults(handler="bot.kb.commands:check")
+    lst = kb_sub.add_parser("list", help="list the entries")
+    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--dir")
+    lst.set_defaults(handler="bot.kb.commands:list_entries")
+    add = kb_sub.add_parser("add", help="store raw or curated articles beside the entries")
+    add.add_argument("files", nargs="+")
+    add.add_argument("--source", help="where the text came from (URL); default file:<name>")
+    add.add_argument("--dry-run", action="store_true", help="say what would be stored, write nothing")
+    add.add_argument("--json", action="store_true")
+    add.add_argument("--dir")
+    add.set_defaults(handler="bot.kb.commands:add")
+
+    index = sub.add_parser("index", help="build the search index")
+    index_sub = index.add_subparsers(dest="index_command", required=True, metavar="INDEX_COMMAND")
+    build = index_sub.add_parser("build", help="build or refresh the index (only changed files are re-embedded)")
+    build.add_argument("--full", action="store_true", help="re-embed everything")
+    build.set_defaults(handler="bot.retrieval.commands:build_index")
+
+    verify = sub.add_parser("verify", help="run a repro snippet in the sandbox and try each fix")
+    verify.add_argument("file")
+    verify.add_argument("--fixed", help="a fixed version of the snippet to verify as well")
+    verify.add_argument("--queue", action="store_true", help="run through the broker (REDIS_URL) on a GPU worker")
+    verify.add_argument("--json", action="store_true")
+    verify.set_defaults(handler="bot.verify.commands:verify")
+
+    stats = sub.add_parser("stats", help="evidence per entry and workaround")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(handler="bot.evidence.commands:stats")
+
+    serve = sub.add_parser("serve", help="run the Slack bot (Socket Mode, or --http)")
+    serve.add_argument("--http", action="store_true", help="listen for Slack's HTTP requests at /slack/events")
+    serve.add_argument("--port", type=int, default=3000)
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.set_defaults(handler="bot.slack.commands:serve")
+
+    worker = sub.add_parser("worker", help="run a verification worker on the gpu queue")
+    worker.add_argument("--concurrency", type=int, default=None, help="jobs at a time (default: one per GPU)")
+    worker.set_defaults(handler="bot.jobs.commands:worker")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module_name, func_name = args.handler.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("bot."):
+            print(f"troubleshoot {args.command}: not available in this build ({exc.name} is missing)", file=sys.stderr)
+            return 2
+        raise
+    try:
+        return int(getattr(module, func_name)(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

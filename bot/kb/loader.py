@@ -1,0 +1,454 @@
+"""Load and validate the knowledge base.
+
+Layout (see knowledge/README.md):
+    knowledge/entries/**/*.yml    one structured entry per error class
+    knowledge/articles/**/*.md    free-form articles, YAML front matter on top
+
+Every problem is collected (not just the first) and names the file, the line,
+the field and what to do about it, so `troubleshoot kb check` can list them all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import settings
+from bot.kb import model as m
+from bot.kb.yamlsrc import Located, YamlSourceError, load_located
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+PATCH_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+LANGS = settings.LANGUAGES
+
+
+@dataclass
+class Problem:
+    path: Path
+    line: int | None
+    field: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
+        text = f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+class KnowledgeError(Exception):
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+# --- field descriptions -------------------------------------------------------
+# Each object type lists its fields: name -> (required, kind). Kinds are handled in
+# _Validator._value. Unknown fields are errors: a typo must not pass silently.
+
+I18N, STR, STR_LIST, REGEX_LIST, PRIOR, IDS, ID, SLUG, PATCH, CODE = (
+    "i18n", "str", "str_list", "regex_list", "prior", "ids", "id", "slug", "patch", "code")
+
+ENTRY_FIELDS = {
+    "id": (True, ID),
+    "aliases": (False, IDS),
+    "title": (True, I18N),
+    "exception": (False, STR_LIST),
+    "signatures": (True, REGEX_LIST),
+    "examples": (True, STR_LIST),
+    "symptoms": (False, I18N),
+    "affected_versions": (False, ("list", "version")),
+    "root_cause": (True, I18N),
+    "diagnosis": (False, I18N),
+    "scenarios": (False, ("list", "scenario")),
+    "workarounds": (True, ("list", "workaround")),
+    "dead_ends": (True, ("list", "dead_end")),
+    "related": (False, IDS),
+    "sources": (True, ("list", "source")),
+}
+OBJECT_FIELDS = {
+    "workaround": {
+        "id": (True, SLUG),
+        "title": (True, I18N),
+        "explanation": (True, I18N),
+        "code": (True, CODE),
+        "prior": (True, PRIOR),
+        "caveats": (False, I18N),
+        "patch": (False, PATCH),
+    },
+    "dead_end": {
+        "id": (True, SLUG),
+        "title": (True, I18N),
+        "why": (True, I18N),
+        "code": (False, CODE),
+        "patch": (False, PATCH),
+        "prior": (False, PRIOR),
+        "leads_to": (False, ID),
+    },
+    "scenario": {
+        "title": (True, I18N),
+        "explanation": (True, I18N),
+        "code": (False, CODE),
+    },
+    "version": {
+        "versions": (True, STR),
+        "message": (False, STR),
+        "note": (False, I18N),
+    },
+    "source": {
+        "title": (True, STR),
+        "url": (True, STR),
+    },
+    "prior": {
+        "rate": (True, "rate"),
+        "evidence": (True, "count"),
+        "source": (True, STR),
+    },
+}
+MIN_ITEMS = {"workarounds": 2, "dead_ends": 1, "sources": 1, "signatures": 1, "examples": 1}
+ARTICLE_FIELDS = {
+    "title": (True, STR),
+    "language": (True, "lang"),
+    "source": (True, STR),
+    "entries": (False, IDS),
+    "detected": (False, "bool"),
+    "added": (False, STR),
+}
+
+
+def _fmt(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+class _Validator:
+    """Checks one parsed file against the field descriptions and builds model objects."""
+
+    def __init__(self, file: Path, located: Located, problems: list[Problem], patch_names: set[str] | None):
+        self.file = file
+        self.located = located
+        self.problems = problems
+        self.patch_names = patch_names
+
+    def problem(self, path: tuple, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(self.file, self.located.line_of(path), _fmt(path), message, hint))
+
+    def obj(self, data, path: tuple, fields: dict, what: str) -> dict | None:
+        if not isinstance(data, dict):
+            self.problem(path, f"expected a mapping ({what}), found {type(data).__name__}")
+            return None
+        out, complete = {}, True
+        for key in data:
+            if key not in fields:
+                close = [f for f in fields if f.startswith(str(key)[:3])]
+                hint = f"did you mean {close[0]!r}?" if close else f"allowed fields: {', '.join(fields)}"
+                self.problem(path + (key,), f"unknown field {key!r} in {what}", hint)
+        for name, (required, kind) in fields.items():
+            if name not in data or data[name] is None:
+                if required:
+                    self.problem(path, f"missing required field {name!r} in {what}", f"add `{name}:`")
+                    complete = False
+                continue
+            value = self._value(data[name], path + (name,), kind)
+            if value is None:
+                complete = False
+            else:
+                minimum = MIN_ITEMS.get(name) if what == "entry" else None
+                if minimum and isinstance(value, list) and len(value) < minimum:
+                    self.problem(path + (name,), f"needs at least {minimum} item(s), found {len(value)}")
+                out[name] = value
+        return out if complete else None
+
+    def _value(self, value, path: tuple, kind):
+        if isinstance(kind, tuple) and kind[0] == "list":
+            if not isinstance(value, list):
+                self.problem(path, f"expected a list, found {type(value).__name__}")
+                return None
+            items = []
+            for i, item in enumerate(value):
+                built = self._value(item, path + (i,), kind[1])
+                if built is not None:
+                    items.append(built)
+            return items
+        if kind in OBJECT_FIELDS:
+            data = self.obj(value, path, OBJECT_FIELDS[kind], kind.replace("_", " "))
+            return None if data is None else _BUILDERS[kind](data)
+        if kind == I18N:
+            return self._i18n(value, path)
+        if kind in (STR, CODE):
+            if not isinstance(value, str) or not value.strip():
+                self.problem(path, "expected non-empty text")
+                return None
+            return value.strip("\n") if kind == CODE else value.strip()
+        if kind == "bool":
+            if not isinstance(value, bool):
+                self.problem(path, "expected true or false")
+                return None
+            return value
+        if kind == "lang":
+            if value not in LANGS:
+                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGS)}")
+                return None
+            return value
+        if kind == "rate":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                self.problem(path, f"expected a rate between 0 and 1, found {value!r}", "write 0.8 for 80%")
+                return None
+            return float(value)
+        if kind == "count":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                self.problem(path, f"expected a whole number >= 0, found {value!r}")
+                return None
+            return value
+        if kind in (ID, SLUG, PATCH):
+            regex = {ID: ID_RE, SLUG: SLUG_RE, PATCH: PATCH_RE}[kind]
+            if not isinstance(value, str) or not regex.match(value):
+                self.problem(path, f"malformed {kind} {value!r}", "lower-case words joined by '-', ids as 'group/name'")
+                return None
+            if kind == PATCH and self.patch_names is not None and value not in self.patch_names:
+                self.problem(path, f"unknown patch {value!r}", "name one registered in bot/verify/patches")
+                return None
+            return value
+        if kind in (STR_LIST, IDS, REGEX_LIST):
+            if isinstance(value, str) and kind == STR_LIST:
+                value = [value]
+            if not isinstance(value, list):
+                self.problem(path, f"expected a list, found {type(value).__name__}")
+                return None
+            item_kind = {STR_LIST: STR, IDS: ID, REGEX_LIST: "regex"}[kind]
+            out = []
+            for i, item in enumerate(value):
+                built = self._regex(item, path + (i,)) if item_kind == "regex" else self._value(item, path + (i,), item_kind)
+                if built is not None:
+                    out.append(built)
+            return out
+        raise AssertionError(f"unhandled kind {kind}")
+
+    def _i18n(self, value, path: tuple) -> m.I18n | None:
+        if not isinstance(value, dict):
+            self.problem(path, "expected texts per language (en, ko, zh)", "write `en: ...`, `ko: ...`, `zh: ...`")
+            return None
+        for lang in value:
+            if lang not in LANGS:
+                self.problem(path + (lang,), f"unknown language {lang!r}", f"use {', '.join(LANGS)}")
+        for lang in LANGS:
+            text = value.get(lang)
+            if not isinstance(text, str) or not text.strip():
+                self.problem(path, f"missing language {lang!r}", f"add a {_LANG_NAMES[lang]} text under `{lang}:`")
+        return m.I18n({k: v.strip() for k, v in value.items() if k in LANGS and isinstance(v, str) and v.strip()})
+
+    def _regex(self, value, path: tuple) -> m.Signature | None:
+        if not isinstance(value, str) or not value.strip():
+            self.problem(path, "expected a regular expression")
+            return None
+        try:
+            regex = re.compile(value, re.IGNORECASE)
+        except re.error as exc:
+            self.problem(path, f"invalid regular expression: {exc}", "escape ( ) [ ] . * + ? with a backslash")
+            return None
+        if regex.search("") is not None:
+            self.problem(path, "regular expression matches empty text, so it would match every error")
+            return None
+        return m.Signature(value, regex)
+
+
+_LANG_NAMES = {"en": "English", "ko": "Korean", "zh": "Chinese"}
+
+
+_BUILDERS = {
+    "workaround": lambda d: m.Workaround(**d),
+    "dead_end": lambda d: m.DeadEnd(**d),
+    "scenario": lambda d: m.Scenario(**d),
+    "version": lambda d: m.VersionNote(**d),
+    "source": lambda d: m.Source(**d),
+    "prior": lambda d: m.Prior(**d),
+}
+
+
+def registered_patch_names() -> set[str] | None:
+    """Names of the machine-applicable patches, or None while no patch is registered."""
+    try:
+        from bot.verify.patches import registry
+    except ImportError:
+        return None
+    names = set(registry.names())
+    return names or None
+
+
+# --- files --------------------------------------------------------------------
+
+
+def _read(path: Path, problems: list[Problem]) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(path, None, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8"))
+    except OSError as exc:
+        problems.append(Problem(path, None, "", f"cannot read: {exc.strerror}"))
+    return None
+
+
+def load_entry_file(path: Path, problems: list[Problem], patch_names: set[str] | None = None) -> m.Entry | None:
+    text = _read(path, problems)
+    if text is None:
+        return None
+    try:
+        located = load_located(text)
+    except YamlSourceError as exc:
+        problems.append(Problem(path, exc.line, "", str(exc), "fix the YAML syntax (indentation, quotes, colons)"))
+        return None
+    before = len(problems)
+    v = _Validator(path, located, problems, patch_names)
+    data = v.obj(located.data, (), ENTRY_FIELDS, "entry")
+    if data is None or len(problems) > before:
+        return None
+    entry = m.Entry(path=path, field_lines=located.lines, **data)
+    _check_entry_consistency(entry, v)
+    return entry if len(problems) == before else None
+
+
+def _check_entry_consistency(entry: m.Entry, v: _Validator) -> None:
+    for field_name in ("workarounds", "dead_ends"):
+        seen: set[str] = set()
+        for i, item in enumerate(getattr(entry, field_name)):
+            if item.id in seen:
+                v.problem((field_name, i, "id"), f"duplicate {field_name[:-1].replace('_', ' ')} id {item.id!r}")
+            seen.add(item.id)
+    for i, example in enumerate(entry.examples):
+        if not entry.matches(example, _normalise(example)):
+            v.problem(("examples", i), "no signature of this entry matches this example",
+                      "widen a pattern under `signatures:` or fix the example")
+
+
+def _normalise(text: str) -> str:
+    # Signatures are tried on the raw and on the normalised message (see knowledge/README.md).
+    try:
+        from bot.retrieval.normalize import normalise_message
+    except ImportError:
+        return text
+    return normalise_message(text)
+
+
+def parse_front_matter(text: str) -> tuple[str | None, str, int]:
+    """Split `---\\nyaml\\n---\\nbody`. Returns (yaml or None, body, line where the body starts)."""
+    if not text.startswith("---"):
+        return None, text, 1
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return None, text, 1
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1:]).strip("\n"), i + 2
+    return None, text, 1
+
+
+def load_article_file(path: Path, articles_root: Path, problems: list[Problem]) -> m.Article | None:
+    text = _read(path, problems)
+    if text is None:
+        return None
+    front, body, _ = parse_front_matter(text)
+    if front is None:
+        problems.append(Problem(path, 1, "", "article has no YAML front matter",
+                                "add it with `troubleshoot kb add FILE`, or write `---` title/language/source `---` on top"))
+        return None
+    try:
+        located = load_located(front)
+    except YamlSourceError as exc:
+        line = exc.line + 1 if exc.line else None  # front matter starts on line 2
+        problems.append(Problem(path, line, "", str(exc), "fix the YAML syntax of the front matter"))
+        return None
+    located.lines = {k: v + 1 for k, v in located.lines.items()}
+    before = len(problems)
+    data = _Validator(path, located, problems, None).obj(located.data, (), ARTICLE_FIELDS, "article front matter")
+    if not body.strip():
+        problems.append(Problem(path, None, "", "article has no text below its front matter"))
+    if data is None or len(problems) > before:
+        return None
+    article_id = str(path.relative_to(articles_root).with_suffix(""))
+    return m.Article(id=article_id, body=body, path=path, entries=data.pop("entries", []),
+                     detected=data.pop("detected", False), title=data["title"], language=data["language"],
+                     source=data["source"])
+
+
+def check_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Problem]]:
+    """Load everything that is valid and report every problem found."""
+    root = Path(root or settings.knowledge_dir())
+    problems: list[Problem] = []
+    entries_dir, articles_dir = root / "entries", root / "articles"
+    if not entries_dir.is_dir():
+        problems.append(Problem(entries_dir, None, "", "knowledge entries folder is missing"))
+    patch_names = registered_patch_names()
+
+    entries: dict[str, m.Entry] = {}
+    aliases: dict[str, str] = {}
+    owner_of_name: dict[str, tuple[str, Path]] = {}
+    entry_files = sorted(entries_dir.rglob("*.yml")) + sorted(entries_dir.rglob("*.yaml")) if entries_dir.is_dir() else []
+    for path in entry_files:
+        entry = load_entry_file(path, problems, patch_names)
+        if entry is None:
+            continue
+        clash = False
+        for name, kind in [(entry.id, "id")] + [(a, "alias") for a in entry.aliases]:
+            if name in owner_of_name:
+                other_kind, other_path = owner_of_name[name]
+                what = "duplicate id" if kind == other_kind == "id" else f"{kind} clashes with an {other_kind}"
+                field_path = ("aliases", entry.aliases.index(name)) if kind == "alias" else ("id",)
+                problems.append(Problem(path, entry.line_of(*field_path), _fmt(field_path),
+                                        f"{what} {name!r}, already used in {other_path}",
+                                        "every id and alias must be unique across the knowledge base"))
+                clash = True
+            else:
+                owner_of_name[name] = (kind, path)
+        if clash:
+            continue
+        entries[entry.id] = entry
+        for alias in entry.aliases:
+            aliases[alias] = entry.id
+
+    def known(name: str) -> bool:
+        return name in entries or name in aliases
+
+    for entry in entries.values():
+        for i, name in enumerate(entry.related):
+            if not known(name):
+                problems.append(Problem(entry.path, entry.line_of("related", i), f"related[{i}]",
+                                        f"related id {name!r} is not an entry or alias", "fix the id or write that entry"))
+        for i, dead in enumerate(entry.dead_ends):
+            if dead.leads_to and not known(dead.leads_to):
+                problems.append(Problem(entry.path, entry.line_of("dead_ends", i, "leads_to"), f"dead_ends[{i}].leads_to",
+                                        f"{dead.leads_to!r} is not an entry or alias"))
+
+    articles: list[m.Article] = []
+    if articles_dir.is_dir():
+        for path in sorted(articles_dir.rglob("*.md")) + sorted(articles_dir.rglob("*.txt")):
+            article = load_article_file(path, articles_dir, problems)
+            if article is None:
+                continue
+            for name in article.entries:
+                if not known(name):
+                    problems.append(Problem(path, _line_of_value(path, name), "entries",
+                                            f"entry id {name!r} does not exist"))
+            article.entries = [aliases.get(n, n) for n in article.entries]
+            articles.append(article)
+    return m.KnowledgeBase(root=root, entries=entries, articles=articles, aliases=aliases), problems
+
+
+def _line_of_value(path: Path, value: str) -> int | None:
+    try:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if value in line:
+                return number
+    except OSError:
+        pass
+    return None
+
+
+def load_knowledge(root: Path | None = None) -> m.KnowledgeBase:
+    kb, problems = check_knowledge(root)
+    if problems:
+        raise KnowledgeError(problems)
+    return kb
