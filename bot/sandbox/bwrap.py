@@ -105,28 +105,45 @@ class Spec:
     data_fds: dict[str, int]  # /etc files, read-only
     file_fds: dict[str, int]  # snippet and user files, copied into the home tmpfs
     device_nodes: list[str] = field(default_factory=list)
+    staged: dict[str, str] = field(default_factory=dict)  # host folder -> where bwrap finds it (see privileges.py)
+
+
+def python_under_usr(lay: HostLayout) -> bool:
+    return any(lay.python_prefix == d or lay.python_prefix.startswith(d + "/") for d in lay.usr_dirs)
+
+
+def bind_sources(lay: HostLayout) -> list[str]:
+    """Every host folder or file the sandbox binds (for the reachability check)."""
+    out = [*lay.usr_dirs, *lay.top_dirs, *lay.site_packages, *lay.etc_files]
+    if not python_under_usr(lay):
+        out.append(lay.python_prefix)
+    return out
 
 
 def build_args(spec: Spec) -> list[str]:
     """bwrap's options (without the program name and the command to run)."""
     lay = spec.layout
+
+    def src(path: str) -> str:
+        return spec.staged.get(path, path)
+
     a: list[str] = [*NAMESPACES, "--disable-userns", "--die-with-parent", "--new-session",
                     "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID),
                     "--hostname", "sandbox"]
     for d in lay.usr_dirs:
-        a += ["--ro-bind", d, d]
+        a += ["--ro-bind", src(d), d]
     for link, target in lay.top_links.items():
         a += ["--symlink", target, link]
     for d in lay.top_dirs:
-        a += ["--ro-bind", d, d]
-    if not any(lay.python_prefix == d or lay.python_prefix.startswith(d + "/") for d in lay.usr_dirs):
-        a += ["--ro-bind", lay.python_prefix, lay.python_prefix]
+        a += ["--ro-bind", src(d), d]
+    if not python_under_usr(lay):
+        a += ["--ro-bind", src(lay.python_prefix), lay.python_prefix]
     for i, d in enumerate(lay.site_packages):
-        a += ["--ro-bind", d, SITE_PACKAGES_PATH + (f"-{i}" if i else "")]
+        a += ["--ro-bind", src(d), SITE_PACKAGES_PATH + (f"-{i}" if i else "")]
     for path, fd in spec.data_fds.items():
         a += ["--perms", "0444", "--ro-bind-data", str(fd), path]
     for path in lay.etc_files:
-        a += ["--ro-bind", path, path]
+        a += ["--ro-bind", src(path), path]
     a += ["--proc", "/proc", "--dev", "/dev"]
     for node in spec.device_nodes:
         a += ["--dev-bind", node, "/dev/" + os.path.basename(node)]
@@ -178,13 +195,14 @@ def version(path: str) -> str:
         return f"unknown ({e})"
 
 
-def probe(path: str) -> tuple[bool, str]:
-    """Can this bwrap make the namespaces a run needs here? (e.g. user namespaces can be
-    disabled by sysctl or by an AppArmor policy)."""
+def probe(path: str, preexec=None) -> tuple[bool, str]:
+    """Can this bwrap make the namespaces a run needs here, as the user runs use? (user
+    namespaces can be disabled by sysctl or by an AppArmor policy)."""
     try:
         out = subprocess.run([path, *NAMESPACES, "--disable-userns", "--die-with-parent",
                               "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
-                             capture_output=True, text=True, timeout=20, env={"PATH": "/usr/bin:/bin"})
+                             capture_output=True, text=True, timeout=20, env={"PATH": "/usr/bin:/bin"},
+                             preexec_fn=preexec)
     except (OSError, subprocess.SubprocessError) as e:
         return False, f"{path} could not be started: {e}"
     if out.returncode != 0:

@@ -336,8 +336,16 @@ class Backend:
             return V2Run(path=made[0])
         return V1Run(dirs={c: os.path.join(p, name) for c, p in self.parents.items()})
 
+    def remove_parents(self) -> None:
+        """Remove the group folders once no run uses them (they are otherwise kept)."""
+        for parent in self.parents.values():
+            try:
+                os.rmdir(parent)
+            except OSError:
+                pass
 
-def _try_v2(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, str]:
+
+def _try_v2(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backend | None, str]:
     m = next((m for m in mounts if m.fstype == "cgroup2"), None)
     if m is None or "" not in own:
         return None, "no cgroup v2 hierarchy"
@@ -355,7 +363,7 @@ def _try_v2(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, s
             # Fails with EBUSY where the worker's own cgroup holds processes (the
             # no-internal-processes rule) and EACCES where it is not delegated to us.
             _write(os.path.join(base, "cgroup.subtree_control"), "+memory +pids")
-        parent = os.path.join(base, GROUP_NAME)
+        parent = os.path.join(base, group)
         _mkdir(parent)
         _write(os.path.join(parent, "cgroup.subtree_control"), "+memory +pids")
     except OSError as e:
@@ -363,7 +371,7 @@ def _try_v2(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, s
     return Backend("v2", f"cgroup v2 at {base}", {"": parent}), ""
 
 
-def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, str]:
+def _try_v1(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backend | None, str]:
     parents: dict[str, str] = {}
     for controller in ("memory", "pids", "freezer"):
         m = next((m for m in mounts if m.fstype == "cgroup" and controller in m.super_options), None)
@@ -371,7 +379,7 @@ def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, s
             if controller == "freezer":
                 continue
             return None, f"no cgroup v1 {controller} hierarchy"
-        parent = os.path.join(m.point, _relative(own[controller], m.root), GROUP_NAME)
+        parent = os.path.join(m.point, _relative(own[controller], m.root), group)
         try:
             _mkdir(parent)
             if not os.access(parent, os.W_OK):
@@ -384,9 +392,9 @@ def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[Backend | None, s
     return Backend("v1", f"cgroup v1 at {parents['memory']}", parents), ""
 
 
-def detect(proc: str = "/proc/self") -> Backend:
-    """Find a cgroup hierarchy this process can make run cgroups in, and prove it can
-    by making (and removing) one."""
+def detect(proc: str = "/proc/self", group: str = GROUP_NAME) -> Backend:
+    """Find a cgroup hierarchy this process can make run cgroups in (in the folder
+    `group` under its own cgroup), and prove it can by making (and removing) one."""
     try:
         mounts = parse_mountinfo(_read(os.path.join(proc, "mountinfo")))
         own = parse_proc_cgroup(_read(os.path.join(proc, "cgroup")))
@@ -394,7 +402,7 @@ def detect(proc: str = "/proc/self") -> Backend:
         return Backend(None, f"cannot read {proc}/mountinfo or cgroup ({e.strerror})")
     reasons = []
     for attempt in (_try_v2, _try_v1):
-        backend, why = attempt(mounts, own)
+        backend, why = attempt(mounts, own, group)
         if backend is None:
             reasons.append(why)
             continue

@@ -30,6 +30,7 @@ class GpuPlan:
     device_nodes: list[str]  # host paths to bind into the sandbox at the same path
     env: dict[str, str] = field(default_factory=dict)
     uuid: str | None = None
+    groups: tuple[int, ...] = ()  # groups owning nodes that are not open to everyone (e.g. video)
 
     def describe(self) -> str:
         nodes = ", ".join(Path(p).name for p in self.device_nodes)
@@ -80,4 +81,7 @@ def plan(gpu: str, *, dev_dir: str = "/dev", driver_dir: str = "/proc/driver/nvi
     nodes += [os.path.join(dev_dir, n) for n in OPTIONAL_NODES if os.path.exists(os.path.join(dev_dir, n))]
     uuid = gpu_uuid(index, driver_dir)
     env = {"CUDA_VISIBLE_DEVICES": uuid or "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
-    return GpuPlan(index=index, device_nodes=nodes, env=env, uuid=uuid)
+    # The sandbox runs as an unprivileged host user: where a node is 0660 root:video,
+    # that user needs the group to open it.
+    groups = sorted({st.st_gid for st in map(os.stat, nodes) if st.st_mode & 0o006 != 0o006 and st.st_gid != 0})
+    return GpuPlan(index=index, device_nodes=nodes, env=env, uuid=uuid, groups=tuple(groups))

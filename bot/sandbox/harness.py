@@ -77,6 +77,25 @@ def _error(exc, snippet, workdir):
     }
 
 
+def _torch_version_without_import():
+    """torch's version for a snippet that did not import it: read from torch/version.py
+    (importing torch takes seconds, importlib.metadata tens of milliseconds)."""
+    import importlib.util
+    import re
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        try:
+            with open(os.path.join(folder, "version.py"), encoding="utf-8") as f:
+                m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            return m.group(1)
+    return None
+
+
 def _environment(config):
     env = {
         "python": sys.version.split()[0],
@@ -89,8 +108,7 @@ def _environment(config):
     peak_gpu = None
     try:
         if torch is None:
-            from importlib import metadata  # cheap: no torch import for a snippet that did not need it
-            env["torch"] = metadata.version("torch")
+            env["torch"] = _torch_version_without_import()
         else:
             env["torch"] = str(torch.__version__)
             env["cuda_available"] = bool(torch.cuda.is_available())

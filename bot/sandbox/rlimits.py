@@ -8,7 +8,6 @@ never set when a GPU is used: CUDA reserves far more address space than it touch
 
 from __future__ import annotations
 
-import os
 import resource
 from dataclasses import dataclass
 
@@ -24,7 +23,8 @@ class RLimit:
     described: str | None  # e.g. "cpu time 480 s (RLIMIT_CPU)"; None where the kernel ignores it
 
 
-def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: bool) -> tuple[list[RLimit], list[str]]:
+def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: bool,
+         host_root: bool = False) -> tuple[list[RLimit], list[str]]:
     """The rlimits to set, and notes on limits that could not be enforced at all."""
     cpu = int(limits.cpu_seconds + 0.999)
     out = [
@@ -46,9 +46,9 @@ def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: b
     if not pids_by_cgroup:
         n = limits.max_processes
         described: str | None = f"processes {n} (RLIMIT_NPROC, fallback: no writable cgroup)"
-        if os.geteuid() == 0:
+        if host_root:
             # The kernel exempts processes of the initial namespace's root from
-            # RLIMIT_NPROC, and the sandbox's user maps to the caller's uid.
+            # RLIMIT_NPROC; only when the sandbox's user is host root (see privileges.py).
             described = None
             notes.append(f"processes: NOT enforced (no writable cgroup; RLIMIT_NPROC {n} is set but the kernel exempts root)")
         out.append(RLimit("RLIMIT_NPROC", resource.RLIMIT_NPROC, n, n, described))

