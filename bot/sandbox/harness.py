@@ -19,7 +19,7 @@ import resource
 import site
 import sys
 import time
-import traceback
+import traceback  # imported up front: after the snippet, there may be no file descriptor left
 import types
 
 # Held before the snippet runs, so that a snippet that replaces them in their modules
@@ -131,7 +131,7 @@ def main():
     # descriptors or changes directory does not cost the result.
     result_fd = _open(config["result"], os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     workdir = os.path.dirname(snippet)
-    for d in config.get("site_packages", []):
+    for d in config.get("site_packages", []):  # beyond the venv's own, which Python adds
         site.addsitedir(d)
 
     with open(snippet, encoding="utf-8", errors="surrogateescape") as f:

@@ -269,7 +269,8 @@ class Sandbox:
                 harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None, ready_w)),
                 seccomp_fd=memfd("seccomp", self._seccomp), status_fd=status_w,
                 harness_fd=memfd("harness", self._harness),
-                data_fds={path: memfd("etc", data) for path, data in bwrap.synthetic_etc().items()},
+                data_fds={path: memfd("data", data)
+                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(self.layout)}.items()},
                 file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
             )
             args = bwrap.build_args(spec)

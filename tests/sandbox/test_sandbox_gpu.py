@@ -110,9 +110,9 @@ SHOW_DEVICES = (
 )
 
 
-def test_run_with_fake_gpu_sees_only_its_nodes(fake_host, run_dir_base):
+def test_run_with_fake_gpu_sees_only_its_nodes(sandbox, fake_host, run_dir_base, cgroup_group):
     box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
-                  run_dir_base=str(run_dir_base), cgroup_group=f"troubleshoot-sandbox-test-{os.getpid()}")
+                  run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)
     r = box.run(SHOW_DEVICES.replace("os.environ.get('EXPECT')", "'1'").replace("os.environ['EXPECT']", "'1'"),
                 limits=LIMITS, gpu="1")
     assert r.exit_reason == "ok", show(r)
@@ -125,7 +125,7 @@ def test_run_with_fake_gpu_sees_only_its_nodes(fake_host, run_dir_base):
     assert "gpu 1 only" in "\n".join(r.limits)
 
 
-def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(fake_host, run_dir_base):
+def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(sandbox, fake_host, run_dir_base):
     box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
                   run_dir_base=str(run_dir_base), use_cgroups=False)
     r = box.run(SHOW_DEVICES, limits=LIMITS, gpu="0")
@@ -134,7 +134,7 @@ def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(fake_host,
     assert "memory: NOT enforced" in "\n".join(r.limits)
 
 
-def test_run_without_gpu_sees_no_nvidia_nodes(fake_host, run_dir_base):
+def test_run_without_gpu_sees_no_nvidia_nodes(sandbox, fake_host, run_dir_base):
     box = Sandbox(dev_dir=str(fake_host / "dev"), run_dir_base=str(run_dir_base), use_cgroups=False)
     r = box.run(SHOW_DEVICES, limits=LIMITS)
     seen = json.loads(r.output)
