@@ -110,7 +110,6 @@ class Spec:
     result_file: str
     harness_config: str
     seccomp_fd: int
-    status_fd: int
     harness_fd: int
     data_fds: dict[str, int]  # /etc files, pyvenv.cfg, hidden .pth files: read-only
     file_fds: dict[str, int]  # snippet and user files, copied into the home tmpfs
@@ -185,7 +184,7 @@ def build_args(spec: Spec) -> list[str]:
     a += ["--perms", "0444", "--ro-bind-data", str(spec.harness_fd), HARNESS_PATH]
     a += ["--bind", spec.result_file, RESULT_PATH]
     a += ["--remount-ro", "/", "--chdir", HOME]
-    a += ["--seccomp", str(spec.seccomp_fd), "--json-status-fd", str(spec.status_fd)]
+    a += ["--seccomp", str(spec.seccomp_fd)]
     return a
 
 
