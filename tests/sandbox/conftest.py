@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+from bot.sandbox import Sandbox, SandboxUnavailable, cgroups, sandbox_available
 
-from bot.sandbox import Sandbox, SandboxUnavailable, cgroups, sandbox_available  # noqa: E402
-from sandbox_helpers import assert_contained  # noqa: E402
+from .sandbox_helpers import assert_contained
 
 
 @pytest.fixture(scope="session")

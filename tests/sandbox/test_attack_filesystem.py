@@ -10,7 +10,7 @@ import sys
 import sysconfig
 import uuid
 
-from sandbox_helpers import LIMITS, limits, show
+from .sandbox_helpers import LIMITS, limits, show
 from bot.sandbox.limits import MiB
 
 

@@ -7,7 +7,7 @@ import os
 import time
 import uuid
 
-from sandbox_helpers import LIMITS, host_processes_with, limits, show
+from .sandbox_helpers import LIMITS, host_processes_with, limits, show
 
 DAEMON = (
     "import os, signal, sys, time\n"

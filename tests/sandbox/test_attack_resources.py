@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 
-from sandbox_helpers import SHORT_WALL, limits, processes_in_cgroups, show
+from .sandbox_helpers import SHORT_WALL, limits, processes_in_cgroups, show
 from bot.sandbox.limits import MiB
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.sandbox.result import MAX_RESULT_BYTES, parse_result, read_untrusted_file
 
-from sandbox_helpers import LIMITS, limits, show
+from .sandbox_helpers import LIMITS, limits, show
 
 
 def test_attack_replace_result_file_with_symlink(contained, run_dir_base):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import errno
 
-from sandbox_helpers import LIMITS, show
+from .sandbox_helpers import LIMITS, show
 
 LIBC = (
     "import ctypes, os\n"

@@ -11,7 +11,7 @@ import pytest
 from bot.sandbox import EXIT_REASONS, Limits, RunResult, SandboxUnavailable, run_snippet
 from bot.sandbox import runner
 
-from sandbox_helpers import LIMITS, show
+from .sandbox_helpers import LIMITS, show
 
 
 def test_torch_snippet_runs_and_reports_environment(sandbox):

@@ -10,7 +10,7 @@ import pytest
 from bot.sandbox import cgroups
 from bot.sandbox.limits import MiB
 
-from sandbox_helpers import LIMITS, host_processes_with, limits, show
+from .sandbox_helpers import LIMITS, host_processes_with, limits, show
 
 MOUNTINFO = """\
 25 30 0:22 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw

@@ -19,7 +19,7 @@ from bot.sandbox import Limits, Sandbox, rlimits
 from bot.sandbox import bwrap, gpu
 from bot.sandbox.limits import MiB
 
-from sandbox_helpers import LIMITS, show
+from .sandbox_helpers import LIMITS, show
 
 UUID1 = "GPU-11111111-2222-3333-4444-555555555555"
 

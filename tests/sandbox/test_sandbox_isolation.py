@@ -15,7 +15,7 @@ import pytest
 
 from bot.sandbox import bwrap, privileges
 
-from sandbox_helpers import LIMITS, processes_in_cgroups, show
+from .sandbox_helpers import LIMITS, processes_in_cgroups, show
 
 INSPECT = (
     "import os, json, pwd\n"
