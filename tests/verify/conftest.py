@@ -118,3 +118,49 @@ def runner():
     """The real sandbox where it runs here, else the test-only subprocess runner."""
     run, _ = _real_sandbox()
     return run or plain_run
+
+
+@dataclass
+class PatchOutcome:
+    original: object  # the runner's result for the unpatched snippet
+    patch: object  # the PatchResult
+    patched: object | None  # the runner's result for the patched snippet
+
+    @property
+    def message(self) -> str:
+        error = getattr(self.patched, "error", None) or {}
+        return error.get("message", "")
+
+
+@pytest.fixture(scope="session")
+def original_run(runner):
+    """Run an unpatched repro once per session (several patches share a repro)."""
+    cache: dict[str, object] = {}
+
+    def run(code: str):
+        if code not in cache:
+            cache[code] = runner(code)
+        return cache[code]
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def try_patch(runner, original_run):
+    """Run a repro, check it fails with `fails_with`, apply patch `name`, run the result."""
+    from bot.verify.patches import registry
+    from bot.verify.patches.base import Failure
+
+    failures: dict[str, Failure] = {}  # one per repro, so diagnostic runs are shared
+
+    def attempt(code: str, name: str, *, fails_with: str, run_patched: bool = True) -> PatchOutcome:
+        original = original_run(code)
+        assert original.exit_reason == "error", f"the repro did not fail: {original.exit_reason}\n{original.output}"
+        assert fails_with in original.error["message"], original.error
+        failure = failures.setdefault(code, Failure.from_error(original.error, run=runner))
+        result = registry.get(name).apply(code, failure)
+        assert result.applicable, f"{name} did not apply: {result.reason}"
+        patched = runner(result.code) if run_patched else None
+        return PatchOutcome(original, result, patched)
+
+    return attempt

@@ -40,11 +40,23 @@ def _wrap_failing_statement(code: str, failure: Failure, why: str) -> PatchResul
     return PatchResult.changed(edits.render(), f"line {s.line(stmt)} (`{first_line(s, stmt)}`) {why}")
 
 
+# Binding strength of binary operators, for deciding when `x op= v` needs `x op (v)`.
+PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 8}
+BINARY_SYMBOLS = {cst.BitOr: "|", cst.BitXor: "^", cst.BitAnd: "&", cst.LeftShift: "<<", cst.RightShift: ">>",
+                  cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+                  cst.Modulo: "%", cst.MatrixMultiply: "@", cst.Power: "**"}
+
+
 def augassign_to_assign(s: Snippet, aug: cst.AugAssign) -> cst.Assign:
-    """`x += v` -> `x = x + (v)`."""
+    """`x -= a * b` -> `x = x - a * b`; `x -= a - b` -> `x = x - (a - b)`."""
     symbol = AUG_SYMBOLS[type(aug.operator)]
-    value = paren(aug.value) if not isinstance(aug.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript,
-                                                           cst.Integer, cst.Float)) else aug.value
+    value = aug.value
+    if isinstance(value, cst.BinaryOperation) and not value.lpar:
+        inner = BINARY_SYMBOLS.get(type(value.operator))
+        if inner is None or PRECEDENCE[inner] <= PRECEDENCE[symbol]:
+            value = paren(value)
+    elif not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)):
+        value = paren(value)
     target = s.text(aug.target)
     new = statement(f"{target} = {target} {symbol} _").body[0]
     return new.with_changes(value=new.value.with_changes(right=value))

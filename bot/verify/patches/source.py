@@ -202,22 +202,16 @@ class Snippet:
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return
         elif isinstance(stmt, cst.BaseCompoundStatement):
-            blocks = []
-            for name in ("body", "orelse", "finalbody"):
-                part = getattr(stmt, name, None)
-                if part is not None:
-                    blocks.append(part.body if isinstance(part, cst.BaseSuite) else part)
-            for h in getattr(stmt, "handlers", ()) or ():
-                blocks.append(h.body)
-            for block in reversed(blocks):
-                if isinstance(block, cst.Else):
-                    block = block.body
-                if isinstance(block, cst.If):  # elif chain
-                    yield from self._reversed_contents(block)
+            parts = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
+            parts[1:1] = [h.body for h in getattr(stmt, "handlers", ()) or ()]
+            for part in reversed([p for p in parts if p is not None]):
+                if isinstance(part, (cst.Else, cst.Finally)):  # they hold a suite
+                    part = part.body
+                if isinstance(part, cst.If):  # an elif chain
+                    yield from self._reversed_contents(part)
                     continue
-                inner = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
-                for s in reversed(list(inner)):
-                    if isinstance(s, cst.BaseSmallStatement):
+                for s in reversed(list(part.body)):
+                    if isinstance(s, cst.BaseSmallStatement):  # a one-line suite: `with x: y = 1`
                         yield s, stmt
                     else:
                         yield from self._reversed_contents(s)
