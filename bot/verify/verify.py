@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import queue
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -103,13 +104,21 @@ class _Verification:
         self.kb = kb
         self.lang = lang
         self.gpus = list(gpus or [])
+        self._free_gpus: queue.SimpleQueue = queue.SimpleQueue()
+        for gpu in self.gpus:
+            self._free_gpus.put(gpu)
         self.run_options = dict(run_options or {})
 
-    def run(self, code: str, slot: int = 0):
+    def run(self, code: str):
+        """One sandbox run; with GPUs, on one that no other run of ours is using."""
         options = dict(self.run_options)
-        if self.gpus:
-            options["gpu"] = self.gpus[slot % len(self.gpus)]
-        return self.runner(code, **options)
+        if not self.gpus:
+            return self.runner(code, **options)
+        gpu = self._free_gpus.get()
+        try:
+            return self.runner(code, **options, gpu=gpu)
+        finally:
+            self._free_gpus.put(gpu)
 
     def classify(self, error: dict | None) -> tuple[str | None, float]:
         if not error:
@@ -151,7 +160,7 @@ class _Verification:
 
         attempts = plan_attempts(entry, self.fixed_code, self.lang)
         report["patches_available"] = any(a.patch for a in attempts)
-        failure = Failure.from_error(error, entry_id=entry_id, run=lambda c: self.run(c))
+        failure = Failure.from_error(error, entry_id=entry_id, run=self.run)
         report["fixes"] = self._run_attempts(attempts, failure, original, entry_id)
         report["summary"] = self._summary(report, entry)
         return report
@@ -166,7 +175,7 @@ class _Verification:
             label = attempt.patch or attempt.workaround
             self.progress(f"fix {index + 1} of {len(attempts)}: {label}", done[0], total)
             try:
-                row = self._attempt(attempt, failure, original, entry_id, slot=index)
+                row = self._attempt(attempt, failure, original, entry_id)
             finally:
                 done[0] += 1  # only counts progress; the rows keep their order below
             return row
@@ -196,7 +205,7 @@ class _Verification:
         except Exception as exc:  # a patch bug must not sink the whole verification
             return PatchResult.not_applicable(f"the patch failed on this snippet ({type(exc).__name__}: {exc})")
 
-    def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id, slot: int) -> dict:
+    def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> dict:
         row: dict[str, Any] = {
             "workaround": attempt.workaround,
             "status": "not_applicable",
@@ -218,7 +227,7 @@ class _Verification:
         if attempt.kind != "user":
             row["diff"] = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
                                                        "snippet.py", f"snippet.py ({attempt.patch})", n=1))
-        result = self.run(patched.code, slot)
+        result = self.run(patched.code)
         reason = _field(result, "exit_reason")
         row["exit_reason"] = reason
         row["seconds"] = _field(result, "wall_seconds")
@@ -308,8 +317,10 @@ def describe_row(row: dict) -> str:
         return f"{name} does not help: the same error again."
     if status == "new_error":
         err = row.get("error") or {}
-        what = row.get("new_entry_id") or err.get("type") or "another error"
-        return f"{name} does not fix it: it raises {what} instead."
+        if row.get("new_entry_id"):
+            return f"{name} does not fix it: it raises {row['new_entry_id']} instead."
+        message = " ".join(f"{err.get('type')}: {err.get('message')}".split())
+        return f"{name} does not fix it: it raises another error instead ({message[:150]})."
     if status == "timeout":
         return f"{name} did not finish within the time limit."
     return f"{name} could not be applied: {row.get('reason')}."
@@ -322,8 +333,8 @@ def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner |
     matched entry (and `fixed_code`), and return the report (see the module docstring).
 
     `runner(code, **run_options)` runs one snippet (default: bot.sandbox.run_snippet);
-    with `gpus`, run i gets `gpu=gpus[i % len(gpus)]` and as many runs go at once as
-    there are GPUs, otherwise up to the CPU count. `progress(stage, done, total)` is
+    with `gpus`, each run gets `gpu=` one of them that no other run is using, and as
+    many runs go at once as there are GPUs; without, up to the CPU count. `progress(stage, done, total)` is
     called as runs start and finish."""
     if not isinstance(code, str) or not code.strip():
         raise ValueError("the snippet is empty")
