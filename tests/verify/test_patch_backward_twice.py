@@ -3,10 +3,11 @@ make it run, the seeds' dead ends fail the way the knowledge base says."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from textwrap import dedent
 
-from tests.verify.conftest import DATA
 
+DATA = Path(__file__).resolve().parent / "data"
 SEED = (DATA / "seed000_backward_twice.py").read_text()
 SIGNAL = "Trying to backward through the graph a second time"
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
 
 from bot.verify import verify_snippet
-from tests.verify.conftest import DATA
 
+DATA = Path(__file__).resolve().parent / "data"
 SEED = (DATA / "seed000_backward_twice.py").read_text()
 SEED_FIXED = SEED.replace("loss.backward()\nloss.backward()", "loss.backward(retain_graph=True)\nloss.backward()")
 CONTRACT_KEYS = {"reproduced", "exit_reason", "output", "error", "environment", "fixes"}
