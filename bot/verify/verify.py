@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import os
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -99,7 +100,8 @@ class _Verification:
         self.code = code
         self.fixed_code = fixed_code
         self.runner = runner or default_runner()
-        self.progress = progress or (lambda stage, done, total: None)
+        self._progress = progress
+        self._progress_lock = threading.Lock()
         self.parallel = parallel
         self.kb = kb
         self.lang = lang
@@ -119,6 +121,12 @@ class _Verification:
             return self.runner(code, **options, gpu=gpu)
         finally:
             self._free_gpus.put(gpu)
+
+    def progress(self, stage: str, done: int, total: int) -> None:
+        """Report progress; calls come from the worker threads one at a time."""
+        if self._progress is not None:
+            with self._progress_lock:
+                self._progress(stage, done, total)
 
     def classify(self, error: dict | None) -> tuple[str | None, float]:
         if not error:
@@ -148,6 +156,7 @@ class _Verification:
             "peak_memory_bytes": _field(original, "peak_memory_bytes"),
             "peak_gpu_memory_bytes": _field(original, "peak_gpu_memory_bytes"),
             "limits": _field(original, "limits"),
+            "snippet_line": (error or {}).get("snippet_line") if reason == "error" else None,
         }
         if entry is not None:
             report["entry_title"] = entry.title.get_text(self.lang)
@@ -167,7 +176,8 @@ class _Verification:
 
     def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[dict]:
         total = 1 + len(attempts)
-        done = [1]
+        done = [1]  # runs finished, for progress only; the rows keep their order below
+        count_lock = threading.Lock()
         self.progress("running original", 1, total)
 
         def job(index: int) -> dict:
@@ -175,10 +185,10 @@ class _Verification:
             label = attempt.patch or attempt.workaround
             self.progress(f"fix {index + 1} of {len(attempts)}: {label}", done[0], total)
             try:
-                row = self._attempt(attempt, failure, original, entry_id)
+                return self._attempt(attempt, failure, original, entry_id)
             finally:
-                done[0] += 1  # only counts progress; the rows keep their order below
-            return row
+                with count_lock:
+                    done[0] += 1
 
         if not attempts:
             rows = []
