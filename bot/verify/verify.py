@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bot.kb.model import Entry, KnowledgeBase
-from bot.verify.classify import classify_error, knowledge
+from bot.verify.classify import Retriever, classify_error, knowledge
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 
@@ -96,7 +96,7 @@ def _change(new: float | None, old: float | None) -> float | None:
 
 
 class _Verification:
-    def __init__(self, code: str, *, fixed_code, runner, progress, parallel, kb, lang, gpus, run_options):
+    def __init__(self, code: str, *, fixed_code, runner, progress, parallel, kb, lang, gpus, run_options, retriever):
         self.code = code
         self.fixed_code = fixed_code
         self.runner = runner or default_runner()
@@ -110,6 +110,7 @@ class _Verification:
         for gpu in self.gpus:
             self._free_gpus.put(gpu)
         self.run_options = dict(run_options or {})
+        self.retriever = retriever
 
     def run(self, code: str):
         """One sandbox run; with GPUs, on one that no other run of ours is using."""
@@ -131,7 +132,7 @@ class _Verification:
     def classify(self, error: dict | None) -> tuple[str | None, float]:
         if not error:
             return None, 0.0
-        return classify_error(error.get("type"), error.get("message"), kb=self.kb)
+        return classify_error(error.get("type"), error.get("message"), kb=self.kb, retriever=self.retriever)
 
     # --- the whole verification -------------------------------------------------------
 
@@ -338,15 +339,19 @@ def describe_row(row: dict) -> str:
 
 def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner | None = None,
                    progress: Progress | None = None, parallel: bool = True, kb: KnowledgeBase | None = None,
-                   lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None) -> dict:
+                   lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None,
+                   retriever: Retriever | None = None) -> dict:
     """Run `code`, classify its error, try every patched workaround and dead end of the
     matched entry (and `fixed_code`), and return the report (see the module docstring).
 
     `runner(code, **run_options)` runs one snippet (default: bot.sandbox.run_snippet);
     with `gpus`, each run gets `gpu=` one of them that no other run is using, and as
     many runs go at once as there are GPUs; without, up to the CPU count. `progress(stage, done, total)` is
-    called as runs start and finish."""
+    called as runs start and finish (from worker threads, one call at a time).
+    Errors are classified by the entries' signatures; `retriever(type, message)`
+    (e.g. the retrieval engine's `Engine.classify`) is asked when none matches."""
     if not isinstance(code, str) or not code.strip():
         raise ValueError("the snippet is empty")
     return _Verification(code, fixed_code=fixed_code, runner=runner, progress=progress, parallel=parallel,
-                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options).verify()
+                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options,
+                         retriever=retriever).verify()
