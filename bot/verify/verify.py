@@ -53,7 +53,7 @@ class Attempt:
     kind: str  # "workaround", "dead_end" or "user"
     patch: str | None = None
     title: str | None = None
-    leads_to: str | None = None  # for a dead end: the error the knowledge base says it raises
+    leads_to: str | None = None  # for a dead end: the error the knowledge base says it raises, if it says
     code: str | None = None  # the asker's fixed code (kind "user")
 
 
@@ -65,7 +65,7 @@ def plan_attempts(entry: Entry | None, fixed_code: str | None, lang: str = "en")
                 attempts.append(Attempt(w.id, "workaround", w.patch, w.title.get_text(lang)))
         for d in entry.dead_ends:
             if d.patch:
-                attempts.append(Attempt(d.id, "dead_end", d.patch, d.title.get_text(lang), leads_to=d.leads_to or entry.id))
+                attempts.append(Attempt(d.id, "dead_end", d.patch, d.title.get_text(lang), leads_to=d.leads_to))
     if fixed_code is not None:
         attempts.append(Attempt("user-fixed", "user", title="the fixed version you supplied", code=fixed_code))
     return attempts
@@ -228,7 +228,7 @@ class _Verification:
             "title": attempt.title,
         }
         if attempt.kind == "dead_end":
-            row["expected"] = attempt.leads_to
+            row["expected"] = attempt.leads_to or "not fixed"
         patched = self._apply(attempt, failure)
         if not patched.applicable:
             row["reason"] = patched.reason
@@ -279,7 +279,8 @@ class _Verification:
             if row["status"] == "fixed":
                 return False
             if row["status"] in ("still_fails", "new_error"):
-                return _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
+                # Without `leads_to` the knowledge base only claims that it does not fix it.
+                return attempt.leads_to is None or _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
             return None
         return None
 
