@@ -97,8 +97,26 @@ def fuse(legs: dict[str, LegResult], method: str = "scores") -> list[Fused]:
     return out
 
 
+def _single_leg_confidence(f: Fused, leg: LegResult, runner_up: float) -> float:
+    """One leg alone (`--retriever signature|bm25|dense`, for comparison and debugging)."""
+    score = leg.score_of(f.entry_id)
+    if leg.name == "signature":
+        return 0.95 if score >= PRIMARY else (0.6 if score >= ELSEWHERE else 0.0)
+    if leg.name == "dense":
+        return 1.0 / (1.0 + math.exp(-(12.0 * (score - 0.6))))
+    margin = (score - runner_up) / score if score > 0 else 0.0  # bm25: only its margin is comparable
+    return 1.0 / (1.0 + math.exp(-(8.0 * (margin - 0.4))))
+
+
 def _confidence(fused: list[Fused], legs: dict[str, LegResult]) -> None:
     if not fused:
+        return
+    if len(legs) == 1:
+        leg = next(iter(legs.values()))
+        for i, f in enumerate(fused):
+            runner_up = fused[i + 1].score if i + 1 < len(fused) else 0.0
+            confidence = _single_leg_confidence(f, leg, runner_up)
+            f.confidence = round(min(confidence, fused[i - 1].confidence) if i else confidence, 4)
         return
     top = fused[0].score
     for i, f in enumerate(fused):
