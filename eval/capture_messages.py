@@ -232,6 +232,7 @@ def run_script(source: str, argv: list[str], launcher: list[str]) -> str:
         proc = subprocess.run(launcher + [str(script)] + argv, capture_output=True, text=True,
                               errors="replace", timeout=180, cwd=d)
         err = proc.stderr.replace(SITE, "{SITE}").replace(str(script), "{SCRIPT}")
+        err = err.replace(sys.executable, "{BINARY}").replace(str(Path(sys.executable).parent) + "/python3", "{BINARY}")
         err = err.replace(sys.base_prefix, "{PYTHON}")
         return re.sub(r"\x00", "", err)
 
