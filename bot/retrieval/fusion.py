@@ -60,7 +60,7 @@ def _features(entry_id: str, legs: dict[str, LegResult]) -> dict[str, float]:
     bm25 = legs.get("bm25")
     dense = legs.get("dense")
     primary, elsewhere = _tier(sig.score_of(entry_id)) if sig else (0.0, 0.0)
-    cos = dense.score_of(entry_id) if dense else 0.0
+    cos = dense.best_of(entry_id) if dense else 0.0  # the best single chunk: a real cosine
     bm25_top = bm25.ranking[0][1] if bm25 and bm25.ranking else 0.0
     share = (bm25.score_of(entry_id) / bm25_top) if bm25_top > 0 else 0.0
     tops = [leg.ranking[0][0] for leg in legs.values() if leg.ranking]
@@ -82,9 +82,10 @@ def fuse(legs: dict[str, LegResult], method: str = "scores") -> list[Fused]:
                 score = next(iter(detail.values()))[1]
         elif method == "scores":
             f = _features(eid, legs)
+            dense = legs.get("dense")
             score = (SCORE_WEIGHTS["signature"] * (f["sig_primary"] + 0.5 * f["sig_elsewhere"])
                      + SCORE_WEIGHTS["bm25"] * f["bm25_share"]
-                     + SCORE_WEIGHTS["dense"] * f["dense"])
+                     + SCORE_WEIGHTS["dense"] * (dense.score_of(eid) if dense else 0.0))
             sig = legs.get("signature")
             if sig:  # the specificity bonus orders two entries whose patterns both matched
                 s = sig.score_of(eid)

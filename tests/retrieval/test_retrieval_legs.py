@@ -48,11 +48,27 @@ def test_bm25_leg_handles_korean_and_chinese(engine):
 def test_dense_leg_understands_paraphrases(engine, question, expected):
     dense = engine.run_legs(understand(question), "dense")["dense"]
     assert dense.ranking[0][0] == expected
-    assert 0.0 < dense.ranking[0][1] <= 1.0
+    assert 0.0 < dense.best_of(expected) <= 1.0  # its best chunk's cosine
+    assert dense.best_of(expected) <= dense.ranking[0][1] <= 1.75 * dense.best_of(expected)  # best 3 chunks added
 
 
 def _leg(name, ranking):
     return LegResult(name, ranking)
+
+
+def test_entry_score_adds_its_best_chunks_with_falling_weights(engine):
+    import numpy as np
+
+    emap = engine.emap
+    scores = np.zeros(len(engine.index.chunks), dtype=np.float32)
+    oom = [i for i, c in enumerate(engine.index.chunks) if c.entries == ["pytorch/cuda-oom"]][:4]
+    other = next(i for i, c in enumerate(engine.index.chunks) if c.entries == ["pytorch/no-grad-fn"])
+    scores[oom] = [0.8, 0.6, 0.4, 0.2]
+    scores[other] = 0.9
+    agg = dict(zip(emap.entry_ids, emap.aggregate(scores)))
+    assert agg["pytorch/cuda-oom"] == pytest.approx(0.8 + 0.5 * 0.6 + 0.25 * 0.4)
+    assert agg["pytorch/no-grad-fn"] == pytest.approx(0.9)
+    assert emap.best_dict(scores)["pytorch/cuda-oom"] == pytest.approx(0.8)
 
 
 def test_score_fusion_prefers_the_entry_a_signature_names():
