@@ -38,6 +38,11 @@ class LegResult:
     chunk_scores: dict[int, float] = field(default_factory=dict)  # chunk index -> score
     detail: dict[str, str] = field(default_factory=dict)  # entry id -> why (the matched text)
     best: dict[str, float] = field(default_factory=dict)  # entry id -> its single best chunk's score
+    query_terms: int = 0  # bm25: how many query tokens the vocabulary knows (scales its scores)
+    # signature: entries that declare exception types other than the pasted one (a KeyError
+    # pasted against entries that only raise RuntimeError), and whether any pattern matched
+    type_mismatch: set[str] = field(default_factory=set)
+    has_exception: bool = False
 
     def best_of(self, entry_id: str) -> float:
         return self.best.get(entry_id, self.score_of(entry_id))
@@ -88,7 +93,13 @@ def signature_leg(query: Query, entries: list[m.Entry]) -> LegResult:
             scored.append((entry.id, best))
             detail[entry.id] = why
     scored.sort(key=lambda x: -x[1])
-    return LegResult("signature", scored, detail=detail)
+    mismatch: set[str] = set()
+    if short_type:
+        for entry in entries:
+            declared = {e.rsplit(".", 1)[-1] for e in entry.exception}
+            if declared and short_type not in declared:
+                mismatch.add(entry.id)
+    return LegResult("signature", scored, detail=detail, type_mismatch=mismatch, has_exception=bool(short_type))
 
 
 # --- chunk legs -----------------------------------------------------------------
@@ -148,10 +159,13 @@ def bm25_query_tokens(query: Query) -> list[str]:
 
 
 def bm25_leg(query: Query, index, emap: ChunkEntryMap) -> LegResult:
-    scores = index.bm25_scores(bm25_query_tokens(query))
+    tokens = bm25_query_tokens(query)
+    scores = index.bm25_scores(tokens)
     top = np.argsort(-scores)[:DENSE_K]
+    known = len({t for t in tokens if t in index.bm25.vocab_dict})
     return LegResult("bm25", emap.ranking(emap.aggregate(scores)),
-                     {int(i): float(scores[i]) for i in top if scores[i] > 0}, best=emap.best_dict(scores))
+                     {int(i): float(scores[i]) for i in top if scores[i] > 0}, best=emap.best_dict(scores),
+                     query_terms=known)
 
 
 def dense_leg(query: Query, index, emap: ChunkEntryMap, embedder, vectors: np.ndarray | None = None) -> LegResult:
