@@ -152,9 +152,13 @@ class ChunkEntryMap:
 
 
 def bm25_query_tokens(query: Query) -> list[str]:
+    """The normalised error, the asker's words, and the PyTorch frames' function names
+    (`cross_entropy`, `_engine_run_backward`): the user's own frames are noise."""
     tokens = tokenize(query.search_text)
     if query.prose and query.prose not in query.error_text:
         tokens += tokenize(query.prose)
+    for function in dict.fromkeys(query.torch_functions):
+        tokens += tokenize(function.rsplit(".", 1)[-1])
     return tokens
 
 
