@@ -129,6 +129,7 @@ class BuildReport:
     index_type: str = "flat"
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    up_to_date: bool = False  # nothing had changed: nothing was rewritten
 
 
 def make_vector_index(vectors: np.ndarray, kind: str = "auto"):
@@ -191,6 +192,13 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
         embedder = load_embedder()
 
     with _build_lock(index_dir):
+        if not full and staleness(kb_root, index_dir, embedder.name) is None:
+            manifest = read_manifest(index_dir) or {}
+            check_embedder({**manifest, "_dir": str(index_dir)}, embedder.name, embedder.dimension)
+            files = manifest.get("files", {})
+            return BuildReport(files=len(files), chunks=int(manifest.get("chunks", 0)), reused_files=len(files),
+                               index_type=manifest.get("vector_index", "flat"), up_to_date=True,
+                               seconds=time.perf_counter() - started)
         kb, problems = check_knowledge(kb_root)
         if not kb.entries:
             detail = f" ({problems[0]})" if problems else ""
