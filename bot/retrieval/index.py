@@ -57,6 +57,22 @@ def approx_threshold() -> int:
 # --- knowledge files and the manifest -----------------------------------------
 
 
+# path -> ((mtime, ctime, size, inode), sha256): the bot checks for knowledge changes every few
+# seconds; only files whose size or time changed are read and hashed again.
+_HASH_CACHE: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+
+def _sha256(path: Path) -> str:
+    stat = path.stat()
+    signature = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
+    cached = _HASH_CACHE.get(str(path))
+    if cached and cached[0] == signature:
+        return cached[1]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    _HASH_CACHE[str(path)] = (signature, digest)
+    return digest
+
+
 def knowledge_files(root: Path) -> dict[str, str]:
     """sha256 of every file the knowledge loader reads, by path relative to `root`."""
     root = Path(root)
@@ -68,7 +84,7 @@ def knowledge_files(root: Path) -> dict[str, str]:
         for pattern in patterns:
             for path in base.rglob(pattern):
                 if path.is_file():
-                    found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+                    found[path.relative_to(root).as_posix()] = _sha256(path)
     return dict(sorted(found.items()))
 
 
