@@ -113,8 +113,10 @@ def main() -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="ts-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"work folder {work}; load average {os.getloadavg()}")
+    from bot.retrieval.engine import get_engine
+
+    get_engine()  # builds index/ if needed: the synthetic text is drawn from its chunks
     embedder = get_embedder()
-    embedder.encode(["warm up"])
     if not args.skip_kb:
         kb_build_times(embedder, work)
 
