@@ -5,9 +5,11 @@ Two fusions are implemented and measured by bench/retrieval_eval.py:
 - `rrf`: weighted reciprocal rank fusion, sum of w / (k + rank) over the legs;
 - `scores` (the default): a weighted sum of per-leg scores put on one scale: the
   signature tier (a pattern matched the last exception, or only elsewhere), the
-  dense cosine, and the BM25 score relative to the query's best. Ranks throw away
-  how far apart two candidates are; scores keep it, which matters when one leg is
-  sure and the others are lukewarm.
+  dense score (cosines of the entry's best three chunks, weighted 1, 1/2, 1/4), and
+  the BM25 score relative to the query's best. Ranks throw away how far apart two
+  candidates are; scores keep it, which matters when one leg is sure and the others
+  are lukewarm. Measured on eval/dev: the same on pasted errors (1.000), better on
+  ko/zh questions (0.950 against 0.900 top-1 for RRF).
 
 The confidence of an entry is a logistic function of the evidence for it (signature
 tier, best cosine and its lead over other entries, BM25 share, agreement of the legs,
@@ -33,7 +35,7 @@ SCORE_WEIGHTS = {"signature": 1.0, "bm25": 0.6, "dense": 1.0}
 # are answered and right, and 11% of errors no entry covers are wrongly answered (18% at 0.5).
 ANSWER_THRESHOLD = 0.6
 
-# Logistic confidence: bias + sum(coef * feature). Fitted on eval/dev.
+# Logistic confidence: bias + sum(coef * feature); see the module docstring.
 CONFIDENCE_COEF = {
     "bias": -4.6, "sig_primary": 3.0, "sig_elsewhere": 1.5, "dense": 3.6, "dense_margin": 2.7,
     "bm25_share": 3.0, "bm25_per_term": -0.3, "agree": 1.7, "margin": 1.0, "unmatched_error": -1.5,
@@ -65,7 +67,7 @@ def _features(entry_id: str, legs: dict[str, LegResult]) -> dict[str, float]:
     dense = legs.get("dense")
     primary, elsewhere = _tier(sig.score_of(entry_id)) if sig else (0.0, 0.0)
     cos = dense.best_of(entry_id) if dense else 0.0  # the best single chunk: a real cosine
-    other_cos = max((s for e, s in dense.best.items() if e != entry_id), default=0.0) if dense else 0.0
+    other_cos = dense.runner_up_best(entry_id) if dense else 0.0
     bm25_top = bm25.ranking[0][1] if bm25 and bm25.ranking else 0.0
     share = (bm25.score_of(entry_id) / bm25_top) if bm25_top > 0 else 0.0
     per_term = (bm25.best_of(entry_id) / bm25.query_terms) if bm25 and bm25.query_terms else 0.0

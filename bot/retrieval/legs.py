@@ -47,17 +47,28 @@ class LegResult:
     def best_of(self, entry_id: str) -> float:
         return self.best.get(entry_id, self.score_of(entry_id))
 
+    def _index(self) -> dict[str, tuple[int, float]]:
+        cached = self.__dict__.get("_by_entry")
+        if cached is None or len(cached) != len(self.ranking):
+            cached = {eid: (i + 1, score) for i, (eid, score) in enumerate(self.ranking)}
+            self.__dict__["_by_entry"] = cached
+        return cached
+
     def rank_of(self, entry_id: str) -> int | None:
-        for i, (eid, _) in enumerate(self.ranking):
-            if eid == entry_id:
-                return i + 1
-        return None
+        hit = self._index().get(entry_id)
+        return hit[0] if hit else None
 
     def score_of(self, entry_id: str) -> float:
-        for eid, score in self.ranking:
-            if eid == entry_id:
-                return score
-        return 0.0
+        hit = self._index().get(entry_id)
+        return hit[1] if hit else 0.0
+
+    def runner_up_best(self, entry_id: str) -> float:
+        """The best single-chunk score of any other entry."""
+        top2 = self.__dict__.get("_top2")
+        if top2 is None:
+            top2 = sorted(self.best.items(), key=lambda x: -x[1])[:2]
+            self.__dict__["_top2"] = top2
+        return next((s for e, s in top2 if e != entry_id), 0.0)
 
 
 # --- signature ----------------------------------------------------------------
