@@ -52,6 +52,7 @@ def verify(args) -> int:
         return 2
 
     from bot.verify.report import format_report
+    from bot.verify.classify import engine_retriever
     from bot.verify.verify import verify_snippet
 
     progress = None
@@ -59,7 +60,7 @@ def verify(args) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
-    report = verify_snippet(code, fixed_code=fixed, progress=progress)
+    report = verify_snippet(code, fixed_code=fixed, progress=progress, retriever=engine_retriever)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
