@@ -31,16 +31,17 @@ def test_the_three_seeds_are_ingested(kb_dir, seeds_dir, capsys):
     # the stored files pass validation and are linked to the entry
     kb, problems = check_knowledge(kb_dir)
     assert not problems, problems
-    assert len(kb.articles_for("pytorch/backward-twice")) == 3
-    assert all(a.detected for a in kb.articles)
+    added = [a for a in kb.articles_for("pytorch/backward-twice") if a.detected]
+    assert len(added) == 3
 
 
 def test_adding_the_same_seed_twice_stores_it_once(kb_dir, seeds_dir, capsys):
     seed = sorted(seeds_dir.glob("000_*.txt"))[0]
+    before = len(list((kb_dir / "articles").rglob("*.md")))
     add_json(kb_dir, seed, capsys=capsys)
     code, results = add_json(kb_dir, seed, capsys=capsys)
     assert code == 0 and results[0]["status"] == "already-present"
-    assert len(list((kb_dir / "articles").rglob("*.md"))) == 1
+    assert len(list((kb_dir / "articles").rglob("*.md"))) == before + 1
 
 
 def test_dry_run_writes_nothing(kb_dir, seeds_dir, capsys):
