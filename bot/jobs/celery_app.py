@@ -17,7 +17,10 @@ from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings
 
 def make_app(settings: JobSettings) -> Celery:
     settings.check()
+    from bot.jobs.backend import PollingRedisBackend
+
     app = Celery("troubleshoot", set_as_current=False)
+    app.backend_cls = PollingRedisBackend  # result_backend below stays the URL it reads
     url = settings.redis_url
     app.conf.update(
         broker_url=url,
@@ -37,7 +40,7 @@ def make_app(settings: JobSettings) -> Celery:
         # that to one retry. A lost pool process is retried once by Celery itself.
         task_acks_late=True,
         task_reject_on_worker_lost=False,
-        task_track_started=True,
+        task_track_started=False,  # the task reports PROGRESS itself, after its start guard (tasks.py)
         task_soft_time_limit=settings.soft_time_limit,
         task_time_limit=settings.time_limit,
         broker_transport_options={

@@ -44,6 +44,7 @@ class CeleryJob:
         self._cursor = 0  # progress events already passed on
         self._last_status = states.PENDING
         self._missing_since: float | None = None
+        self._last_beat: dict | None = None
         self.workers_online: list[dict] | None = None
 
     # --- one look at the job -------------------------------------------------------------
@@ -61,9 +62,7 @@ class CeleryJob:
             return meta["result"]
         if status in states.EXCEPTION_STATES:
             return self._failure(status, meta.get("result"))
-        if status == states.RETRY and self._last_status != states.RETRY:
-            self._progress("queued", 0, 0)  # the worker was lost; Celery queued it again
-        if status in (states.STARTED, "PROGRESS"):
+        if status == "PROGRESS":
             self._check_heartbeat()
         else:
             self._missing_since = None
@@ -78,8 +77,7 @@ class CeleryJob:
     def _failure(self, status: str, exc) -> dict:
         name = type(exc).__name__
         if isinstance(exc, WorkerLostError) or name == "WorkerLostError":
-            return worker_lost_report(self.id, f"the worker running this job died ({_reason(exc)}); "
-                                               "it was not started again", starts=self._starts())
+            return worker_lost_report(self.id, _reason(exc), worker=self._last_beat, starts=self._starts())
         if name == "TimeLimitExceeded":
             return over_time_report(self._ex.settings, None)
         if status == states.REVOKED:
@@ -93,7 +91,9 @@ class CeleryJob:
             return None
 
     def _check_heartbeat(self) -> None:
-        if self._ex.state.heartbeat(self.id) is not None:
+        beat = self._ex.state.heartbeat(self.id)
+        if beat is not None:
+            self._last_beat = beat
             self._missing_since = None
             return
         now = time.monotonic()
@@ -106,11 +106,11 @@ class CeleryJob:
         meta = self._ex.app.backend.get_task_meta(self.id, cache=False)
         if meta.get("status") in states.READY_STATES or meta.get("status") == states.RETRY:
             return
-        worker = (meta.get("result") or {}).get("worker") if isinstance(meta.get("result"), dict) else None
-        where = f" on {worker.get('name') or worker.get('hostname')}" if worker else ""
+        beat = self._last_beat or {}
+        who = beat.get("name") or beat.get("hostname") or "its worker"
         self._ex.app.backend.mark_as_failure(self.id, WorkerLostError(
-            f"its worker{where} stopped sending heartbeats for {self._ex.settings.heartbeat_seconds:g} s "
-            "(killed, or its machine went away)"))
+            f"{who} stopped sending heartbeats while running it (killed, or its machine went away); "
+            "the job is not started again"))
 
     # --- waiting ----------------------------------------------------------------------------
 

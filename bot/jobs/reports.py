@@ -21,7 +21,8 @@ def _empty(exit_reason: str, summary: str, worker: dict | None) -> dict:
 
 
 def worker_lost_report(job_id: str, detail: str, *, worker: dict | None = None, starts: int | None = None) -> dict:
-    report = _empty("killed", f"worker lost: {detail}", worker)
+    tries = f" It was started {starts} time(s) and is not started again." if starts else ""
+    report = _empty("killed", f"worker lost: {detail.rstrip('.')}.{tries}", worker)
     report["worker_lost"] = True
     report["job"] = {"id": job_id, "executor": "celery", "attempt": starts}
     return report

@@ -4,8 +4,10 @@ Each pool process owns one GPU (process slot k gets GPU k; see `worker_process_i
 below), so with one process per GPU there is one job per GPU at a time.
 
 What keeps a job from running twice, or forever:
-- a job that already has a final state (done, or declared lost by its submitter) is
-  not started again when Redis hands its message out a second time;
+- a job that already has a final state (done, declared lost or given up by its
+  submitter) is not started again when Redis hands its message out a second time
+  (task_track_started stays off: Celery would overwrite that state with STARTED
+  before the task could read it);
 - a job is started at most MAX_STARTS times (counted in Redis): a snippet that kills
   its worker gets one retry, then the report says "worker lost";
 - a lost pool process (SIGKILL, OOM kill) is retried once by Celery
@@ -88,14 +90,16 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None) -> d
     info = worker_info(gpu, name=task.request.hostname, executor="celery", attempt=starts)
     lock = threading.Lock()
 
-    def progress(stage: str, done: int, total: int) -> None:
+    def progress(stage: str, done: int, total: int, *, event: bool = True) -> None:
         with lock:  # verify reports from several threads; keep the events in order
-            store.push_event(job_id, stage, done, total)
+            if event:
+                store.push_event(job_id, stage, done, total)
             task.update_state(task_id=job_id, state="PROGRESS",
                               meta={"stage": stage, "done": done, "total": total, "worker": info})
 
     beat_every = max(0.5, settings.heartbeat_seconds / 4)
     with Repeater(lambda: store.beat(job_id, info, settings.heartbeat_seconds), beat_every, "job-heartbeat"):
+        progress("starting", 0, 0, event=False)  # running from here: the submitter watches the heartbeat
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=settings.job_seconds, info=info)
@@ -108,6 +112,22 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None) -> d
 def register(app, settings: JobSettings) -> None:
     @app.task(name=TASK_NAME, bind=True, shared=False, acks_late=True, reject_on_worker_lost=False,
               retry_on_worker_lost=True, max_retries=MAX_STARTS - 1, default_retry_delay=0,
-              soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit)
+              soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit,
+              resultrepr_maxsize=300)  # the log line of a finished job: not the whole report
     def verify(self, code: str, fixed_code: str | None = None) -> dict:
         return run_job(self, settings, code, fixed_code)
+
+    verify.job_settings = settings
+
+
+@signals.task_retry.connect
+def _queued_again(sender=None, request=None, **_kwargs) -> None:
+    """Celery queued a job again after its pool process was lost (in the main process):
+    tell the submitter, in order with the job's other progress events."""
+    settings = getattr(sender, "job_settings", None)
+    if settings is None or request is None or getattr(sender, "name", None) != TASK_NAME:
+        return
+    try:
+        job_state(settings).push_event(request.id, "queued", 0, 0, retry=True)
+    except Exception:  # noqa: BLE001 - a lost progress line must not stop the retry
+        log.warning("could not record the retry of job %s", request.id)

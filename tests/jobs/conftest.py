@@ -176,6 +176,15 @@ class Worker:
 
 
 @pytest.fixture
+def clean_redis(redis_url):
+    """The shared test database, emptied: no job or worker key of an earlier test."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    return redis_url
+
+
+@pytest.fixture
 def start_worker(tmp_path):
     started: list[Worker] = []
 
@@ -189,9 +198,10 @@ def start_worker(tmp_path):
         w.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def shared_worker(redis_url, sandbox_ok, tmp_path_factory):
-    """One worker on the shared Redis for the tests that do not break it."""
+    """One worker on the shared Redis for the tests of one module that do not break it
+    (stopped at the module's end, so that it takes no job meant for another test's worker)."""
     w = Worker(redis_url, tmp_path_factory.mktemp("worker"))
     try:
         yield w.wait_ready()
