@@ -259,17 +259,17 @@ class Sandbox:
                 return fds[-1]
 
             ready_r, ready_w = os.pipe()
-            status_r, status_w = os.pipe()
-            fds += [ready_r, ready_w, status_r, status_w]
+            fds += [ready_r, ready_w]
             file_fds = {bwrap.SNIPPET_PATH: memfd("snippet", code.encode("utf-8", "surrogateescape"))}
             for name, data in files.items():
                 file_fds[f"{environment.HOME}/{name}"] = memfd("file", bytes(data))
             spec = bwrap.Spec(
                 layout=self.layout, tmp_bytes=limits.tmp_bytes, result_file=result_file,
                 harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None, ready_w)),
-                seccomp_fd=memfd("seccomp", self._seccomp), status_fd=status_w,
+                seccomp_fd=memfd("seccomp", self._seccomp),
                 harness_fd=memfd("harness", self._harness),
-                data_fds={path: memfd("etc", data) for path, data in bwrap.synthetic_etc().items()},
+                data_fds={path: memfd("data", data)
+                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(self.layout)}.items()},
                 file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
             )
             args = bwrap.build_args(spec)
@@ -278,17 +278,20 @@ class Sandbox:
                                     gpu_env=gpu_plan.env if gpu_plan else None, max_processes=limits.max_processes)
 
             started = time.monotonic()
-            proc = subprocess.Popen(
-                # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
-                # the host path of the binary is none of its business.
-                ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                env=env, pass_fds=[fd for fd in fds if fd not in (ready_r, status_r)],
-                preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
-            )
-            for fd in [f for f in fds if f not in (ready_r, status_r)]:
+            try:
+                proc = subprocess.Popen(
+                    # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
+                    # the host path of the binary is none of its business.
+                    ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    env=env, pass_fds=[fd for fd in fds if fd != ready_r],
+                    preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
+                )
+            except (OSError, subprocess.SubprocessError) as e:
+                raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
+            for fd in [f for f in fds if f != ready_r]:
                 os.close(fd)
-            fds = [ready_r, status_r]
+            fds = [ready_r]
 
             got = _collect(proc, limits.output_bytes, started + limits.wall_seconds)
             if got.truncated or got.timed_out:
@@ -342,8 +345,11 @@ class Sandbox:
                 except OSError:
                     pass
             if cg is not None:
-                cg.kill_all()
-                cg.remove()
+                try:
+                    cg.kill_all()
+                    cg.remove()
+                except OSError:
+                    pass  # reported above when processes survived; never mask the first error
             shutil.rmtree(run_dir, ignore_errors=True)
 
     @staticmethod

@@ -64,10 +64,12 @@ def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase 
         return None, 0.0
     kb = kb or knowledge()
     texts = [text, normalise_message(text)]
+    short_type = (type_ or "").rsplit(".", 1)[-1]  # the sandbox names `_pickle.UnpicklingError`
     hits = []
     for entry in kb.entries.values():
         if entry.matches(*texts):
-            type_ok = not entry.exception or not type_ or type_ in entry.exception
+            expected = {e.rsplit(".", 1)[-1] for e in entry.exception}
+            type_ok = not expected or not short_type or short_type in expected
             # Prefer the type the entry expects, then the most specific (longest) match.
             hits.append((type_ok, _match_length(entry, texts), entry.id))
     if hits:

@@ -10,7 +10,7 @@ import sys
 import sysconfig
 import uuid
 
-from sandbox_helpers import LIMITS, limits, show
+from .sandbox_helpers import LIMITS, limits, show
 from bot.sandbox.limits import MiB
 
 
@@ -19,7 +19,7 @@ def test_attack_write_system_paths_and_site_packages(contained):
     base_site = sysconfig.get_paths()["purelib"]  # the running interpreter's site-packages (the venv)
     targets = [
         f"/usr/lib/{name}", f"/bin/{name}", f"/etc/{name}", "/etc/passwd", f"/{name}",
-        f"/opt/troubleshoot/site-packages/{name}.pth", "/opt/troubleshoot/harness.py",
+        f"/opt/troubleshoot/venv/lib/python3.11/site-packages/{name}.pth", "/opt/troubleshoot/harness.py",
         f"{sys.base_prefix}/lib/python3.11/{name}.py", f"{sys.base_prefix}/lib/python3.11/os.py",
         f"/run/troubleshoot/{name}", f"/proc/sys/kernel/{name}", "/proc/sys/vm/drop_caches",
         "/proc/sys/kernel/core_pattern", "/proc/sysrq-trigger",
@@ -33,7 +33,7 @@ def test_attack_write_system_paths_and_site_packages(contained):
         "        print('WROTE', p)\n"
         "    except OSError as e:\n"
         "        print('denied', p, e.errno)\n"
-        f"for d in ['/usr/lib', '/opt/troubleshoot/site-packages', '/']:\n"
+        f"for d in ['/usr/lib', '/opt/troubleshoot/venv/lib/python3.11/site-packages', '/']:\n"
         "    try:\n"
         f"        os.mkdir(d + '/{name}-dir')\n"
         "        print('WROTE', d)\n"

@@ -31,7 +31,9 @@ except BaseException as exc:
     frames = [{"file": f.filename, "line": f.lineno, "function": f.name, "in_snippet": f.filename == snippet}
               for f in traceback.extract_tb(exc.__traceback__)]
     in_snippet = [f["line"] for f in frames if f["in_snippet"]]
-    result["error"] = {"type": type(exc).__name__, "message": str(exc),
+    cls = type(exc)
+    name = cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else cls.__module__ + "." + cls.__qualname__
+    result["error"] = {"type": name, "message": str(exc),
                        "traceback": "".join(traceback.format_exception(exc)), "frames": frames,
                        "snippet_line": in_snippet[-1] if in_snippet else None}
 try:

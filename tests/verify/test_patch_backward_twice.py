@@ -3,10 +3,11 @@ make it run, the seeds' dead ends fail the way the knowledge base says."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from textwrap import dedent
 
-from tests.verify.conftest import DATA
 
+DATA = Path(__file__).resolve().parent / "data"
 SEED = (DATA / "seed000_backward_twice.py").read_text()
 SIGNAL = "Trying to backward through the graph a second time"
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -21,6 +22,22 @@ TWO_LOSSES = dedent("""\
     loss_a.backward()
     loss_b.backward()
     print("grad", net.weight.grad.shape)
+""")
+
+# A GAN step where the generator's output feeds the discriminator twice: `G` is a
+# model object, not a class, so its call is part of the forward to recompute.
+GAN = dedent("""\
+    import torch
+    from torch import nn
+    G = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+    D = nn.Sequential(nn.Linear(4, 1))
+    bce = nn.BCEWithLogitsLoss()
+    z = torch.randn(8, 2)
+    fake = G(z)
+    d_loss = bce(D(fake), torch.zeros(8, 1))
+    d_loss.backward()
+    g_loss = bce(D(fake), torch.ones(8, 1))
+    g_loss.backward()
 """)
 
 LOOP = dedent("""\
@@ -90,3 +107,16 @@ def test_move_model_roundtrip_still_fails(try_patch):
     assert "model = model.to('cpu')" in out.patch.code
     assert out.patched.exit_reason == "error"
     assert SIGNAL in out.message
+
+
+def test_recompute_forward_reruns_a_model_called_through_a_variable(try_patch):
+    out = try_patch(GAN, "recompute-forward", fails_with=SIGNAL)
+    assert "\nfake = G(z)\ng_loss = bce(D(fake), torch.ones(8, 1))\ng_loss.backward()" in out.patch.code
+    assert out.patch.code.count("G = nn.Sequential") == 1
+    assert out.patched.exit_reason == "ok", out.patched.error
+
+
+def test_move_model_roundtrip_moves_the_model_not_the_loss_object(try_patch):
+    out = try_patch(GAN, "move-model-roundtrip", fails_with=SIGNAL)
+    assert "G = G.to('cpu')" in out.patch.code
+    assert out.patched.exit_reason == "error" and SIGNAL in out.message

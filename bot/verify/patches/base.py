@@ -34,8 +34,11 @@ class Failure:
         frames = list(error.get("frames") or [])
         line = error.get("snippet_line")
         if line is None:
+            # The deepest frame of the snippet file itself (the outermost snippet frame
+            # names it); frames of helper files beside it do not count.
             in_snippet = [f for f in frames if f.get("in_snippet")]
-            line = in_snippet[-1]["line"] if in_snippet else None
+            main = [f for f in in_snippet if f.get("file") == in_snippet[0].get("file")] if in_snippet else []
+            line = main[-1]["line"] if main else None
         return cls(type=error.get("type") or "", message=error.get("message") or "", line=line,
                    frames=frames, entry_id=entry_id, run=run)
 
