@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import DateTime, Float, ForeignKey, Integer, SmallInteger, String, UniqueConstraint
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, SmallInteger, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -42,15 +42,20 @@ class Answer(Base):
     """One answer the bot posted (or is posting: ts is set once Slack returns it)."""
 
     __tablename__ = "answers"
+    __table_args__ = (Index("ix_answers_channel_question", "channel", "question_ts"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     channel: Mapped[str | None] = mapped_column(String(32))
     ts: Mapped[str | None] = mapped_column(String(32))
     thread_ts: Mapped[str | None] = mapped_column(String(32))
+    question_ts: Mapped[str | None] = mapped_column(String(32))  # the message answered, if any
     entry_id: Mapped[str | None] = mapped_column(String(128), index=True)
     confidence: Mapped[float | None] = mapped_column(Float)
     language: Mapped[str] = mapped_column(String(8))
     surface: Mapped[str] = mapped_column(String(16))
     error_hash: Mapped[str] = mapped_column(String(64), index=True)
+    # The answer as shown (the `ask --json` document: knowledge text, no user text),
+    # so that votes and "Share" can redraw it from any bot process.
+    answer_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -95,10 +95,12 @@ class Store:
 
     # -- answers ----------------------------------------------------------------------
     def add_answer(self, *, entry_id: str | None, confidence: float | None, language: str, surface: str,
-                   error_hash: str, channel: str | None = None, thread_ts: str | None = None) -> int:
+                   error_hash: str, channel: str | None = None, thread_ts: str | None = None,
+                   question_ts: str | None = None, answer_json: str | None = None) -> int:
         with self._session() as session:
             row = Answer(entry_id=entry_id, confidence=confidence, language=language, surface=surface,
-                         error_hash=error_hash, channel=channel, thread_ts=thread_ts)
+                         error_hash=error_hash, channel=channel, thread_ts=thread_ts, question_ts=question_ts,
+                         answer_json=answer_json)
             session.add(row)
             session.commit()
             return row.id
@@ -114,9 +116,9 @@ class Store:
         with self._session() as session:
             return session.get(Answer, answer_id)
 
-    def answers_in_thread(self, channel: str, thread_ts: str) -> list[Answer]:
+    def answers_to_message(self, channel: str, question_ts: str) -> list[Answer]:
         with self._session() as session:
-            rows = session.scalars(select(Answer).where(Answer.channel == channel, Answer.thread_ts == thread_ts))
+            rows = session.scalars(select(Answer).where(Answer.channel == channel, Answer.question_ts == question_ts))
             return list(rows)
 
     # -- votes ------------------------------------------------------------------------

@@ -135,3 +135,16 @@ def test_two_processes_agree_on_claims(store_url, tmp_path):
     assert all(p.returncode == 0 for p in procs)
     wins = [int(k) for out in outputs if out for k in out.split(",")]
     assert sorted(wins) == list(range(40))
+
+
+def test_models_and_migrations_agree(store_url):
+    """A table or column added to models.py without a migration (or the reverse) fails here."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    from bot.store.models import Base
+
+    store = open_store(store_url)
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []

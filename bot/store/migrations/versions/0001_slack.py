@@ -32,15 +32,18 @@ def upgrade() -> None:
         sa.Column("channel", sa.String(32)),
         sa.Column("ts", sa.String(32)),
         sa.Column("thread_ts", sa.String(32)),
+        sa.Column("question_ts", sa.String(32)),
         sa.Column("entry_id", sa.String(128)),
         sa.Column("confidence", sa.Float),
         sa.Column("language", sa.String(8), nullable=False),
         sa.Column("surface", sa.String(16), nullable=False),
         sa.Column("error_hash", sa.String(64), nullable=False),
+        sa.Column("answer_json", sa.Text),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_answers_entry_id", "answers", ["entry_id"])
     op.create_index("ix_answers_error_hash", "answers", ["error_hash"])
+    op.create_index("ix_answers_channel_question", "answers", ["channel", "question_ts"])
     op.create_table(
         "votes",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -64,6 +67,7 @@ def downgrade() -> None:
     op.drop_table("verification_locks")
     op.drop_index("ix_votes_answer_id", "votes")
     op.drop_table("votes")
+    op.drop_index("ix_answers_channel_question", "answers")
     op.drop_index("ix_answers_error_hash", "answers")
     op.drop_index("ix_answers_entry_id", "answers")
     op.drop_table("answers")

@@ -1,0 +1,46 @@
+"""Everything a listener needs, built once at start-up (see bot/slack/app.py)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from slack_sdk import WebClient
+
+from bot.store import Store
+
+
+@dataclass
+class SlackSettings:
+    bot_token: str
+    signing_secret: str = ""
+    app_token: str = ""
+    api_url: str | None = None
+    auto_channels: frozenset[str] = frozenset()
+    max_file_bytes: int = 512 * 1024
+
+    @classmethod
+    def from_env(cls) -> "SlackSettings":
+        channels = os.environ.get("TROUBLESHOOT_AUTO_CHANNELS", "")
+        return cls(
+            bot_token=os.environ.get("SLACK_BOT_TOKEN", ""),
+            signing_secret=os.environ.get("SLACK_SIGNING_SECRET", ""),
+            app_token=os.environ.get("SLACK_APP_TOKEN", ""),
+            api_url=os.environ.get("SLACK_API_URL") or None,
+            auto_channels=frozenset(c.strip() for c in channels.split(",") if c.strip()),
+            max_file_bytes=int(os.environ.get("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024)),
+        )
+
+
+@dataclass
+class BotContext:
+    settings: SlackSettings
+    client: WebClient
+    store: Store
+    answer_fn: Callable[..., dict]          # bot.answer.answer(text, lang=None, top=3)
+    executor: object                        # services.verification.Executor
+    bot_user_id: str | None = None
+    bot_id: str | None = None
+    team_id: str | None = None
+    extra: dict = field(default_factory=dict)
