@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bot.lang import script_counts
 from bot.retrieval.normalize import normalise_message
-from bot.slack.blocks import answer_message, compact_answer_message, text_message
+from bot.slack.blocks import answer_message, compact_answer_message, escape, text_message
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
 from bot.slack.services.files import FileRejected, fetch_file_text
@@ -77,7 +77,12 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
         return post(ctx.client, q.where, [message])
-    result = ctx.answer_fn(text, lang=lang, top=3)
+    try:
+        # answer() takes text as Slack sends it and decodes entities itself; our text is
+        # already decoded, so escape it back: every entity is decoded exactly once.
+        result = ctx.answer_fn(escape(text), lang=lang, top=3)
+    except ValueError as exc:  # bot.answer.InputError: binary or empty input, said plainly
+        return post(ctx.client, q.where, [text_message(str(exc))])
     lang = result.get("language") or lang or "en"
     matches = result.get("matches") or []
     best = matches[0] if result.get("answered") and matches else None

@@ -2,10 +2,10 @@
 and attached files.
 
 Slack's `text` field escapes `&`, `<` and `>` as `&amp;`, `&lt;` and `&gt;` and
-wraps mentions, channels and links in `<...>`; everything else is the user's own.
-We read tokens and entities in one left-to-right pass, so each entity is decoded
-exactly once (`&amp;lt;` becomes the four characters `&lt;`, not `<`). Rich-text
-blocks carry raw text, so `rich_text_preformatted` code is taken as it is.
+wraps mentions, channels and links in `<...>`. bot.retrieval.clean resolves the
+tokens and decodes each entity exactly once (`&amp;lt;` becomes the four characters
+`&lt;`, not `<`). Rich-text blocks carry raw text, so `rich_text_preformatted` code
+is taken as it is.
 """
 
 from __future__ import annotations
@@ -14,41 +14,18 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-_TOKEN_OR_ENTITY = re.compile(r"<([^<>]*)>|&(amp|lt|gt);")
-_ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
+from bot.retrieval.clean import decode_entities_once, strip_slack_tokens
+
 _FENCE = re.compile(r"```(.*?)```", re.DOTALL)
 _LANG_TAG = re.compile(r"\A(?:python3?|py|pycon|text|txt|bash|sh|shell|console|log)[ \t]*\n", re.IGNORECASE)
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|^\w*(?:Error|Exception)\b.*:",
                         re.MULTILINE)
 
 
-def _token(inner: str) -> str:
-    """What a `<...>` token stands for in plain text."""
-    target, _, label = inner.partition("|")
-    if target.startswith("@"):  # user mention: noise for matching
-        return ""
-    if target.startswith("#"):  # channel: keep its name
-        return f"#{label}" if label else ""
-    if target.startswith("!"):  # <!here>, <!channel>, <!subteam^S1|@team>, <!date^...|fallback>
-        return label if target.startswith("!date") else ""
-    # A link: Slack also auto-links things like "train.py"; the label is what was typed.
-    shown = label or re.sub(r"\Amailto:", "", target)
-    return _decode_entities(shown)
-
-
-def _decode_entities(text: str) -> str:
-    return re.sub(r"&(amp|lt|gt);", lambda m: _ENTITIES[m.group(1)], text)
-
-
 def slack_text_to_plain(text: str) -> str:
     """Decode Slack's mrkdwn `text` into what the user typed: tokens resolved or
     dropped, entities decoded once."""
-    def sub(match: re.Match) -> str:
-        if match.group(1) is not None:
-            return _token(match.group(1))
-        return _ENTITIES[match.group(2)]
-
-    return _TOKEN_OR_ENTITY.sub(sub, text or "")
+    return decode_entities_once(strip_slack_tokens(text or ""))
 
 
 def _strip_lang_tag(code: str) -> str:
