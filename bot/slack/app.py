@@ -45,12 +45,16 @@ def build_context(settings: SlackSettings, *, store: Store | None = None,
 
 
 def build_app(ctx: BotContext) -> App:
+    ctx.work_pool = WorkPool(WORKER_THREADS)
+    ctx.verify_pool = WorkPool(max(1, ctx.settings.verify_threads))
     app = App(
         client=ctx.client,
         signing_secret=ctx.settings.signing_secret or "socket-mode-needs-no-signing-secret",
-        # Acknowledge first, work after: listeners and lazy functions run on this pool.
-        process_before_response=False,
-        listener_executor=ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="slack-work"),
+        # Every listener's ack function is tiny and runs before the HTTP response; the work
+        # is in lazy functions, which bolt starts on this pool. So an ack never waits for
+        # a free worker, however busy the pool is.
+        process_before_response=True,
+        listener_executor=ctx.work_pool,
         # The request is answered without waiting for anything else than our ack.
         raise_error_for_unhandled_request=False,
     )
@@ -68,11 +72,41 @@ def warm_up(ctx: BotContext) -> None:
     """Load the index and model before the first question, off the request path."""
     try:
         ctx.answer_fn("RuntimeError: warm-up", top=1)
-        ctx.extra["ready"] = True
+        ctx.ready = True
         log.info("answer index loaded; ready")
     except Exception as exc:  # noqa: BLE001 - the bot still serves; questions get apologies
-        ctx.extra["ready"] = False
+        ctx.ready = False
         log.error("warm-up failed: %s: %s", type(exc).__name__, exc)
+
+
+class WorkPool(ThreadPoolExecutor):
+    """The pool bolt runs listeners and lazy functions on, counting work in flight (shown
+    by /health; tests and benchmarks wait for it to drain)."""
+
+    def __init__(self, max_workers: int):
+        super().__init__(max_workers=max_workers, thread_name_prefix="slack-work")
+        self._in_flight = 0
+        self._idle = threading.Condition()
+
+    def submit(self, fn, /, *args, **kwargs):
+        with self._idle:
+            self._in_flight += 1
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _future) -> None:
+        with self._idle:
+            self._in_flight -= 1
+            self._idle.notify_all()
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
 
 
 class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -93,7 +127,9 @@ def wsgi_app(app: App, ctx: BotContext):
             try:
                 with ctx.store.engine.connect() as conn:
                     conn.execute(text("SELECT 1"))
-                status, body = "200 OK", {"ok": True, "ready": bool(ctx.extra.get("ready")), "store": "ok"}
+                pools = [p for p in (ctx.work_pool, ctx.verify_pool) if p is not None]
+                status, body = "200 OK", {"ok": True, "ready": ctx.ready, "store": "ok",
+                                          "in_flight": sum(p.in_flight for p in pools)}
             except Exception as exc:  # noqa: BLE001
                 status, body = "503 Service Unavailable", {"ok": False, "store": type(exc).__name__}
             data = json.dumps(body).encode()

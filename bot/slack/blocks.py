@@ -52,8 +52,10 @@ def split_mrkdwn(text: str, limit: int = SECTION_LIMIT) -> list[str]:
     lines: list[str] = []
     for line in text.split("\n"):
         while len(line) > room:
-            lines.append(line[:room])
-            line = line[room:]
+            cut = line.rfind(" ", room // 2, room)  # prefer a word boundary
+            cut = cut if cut > 0 else room
+            lines.append(line[:cut])
+            line = line[cut:].lstrip(" ")
         lines.append(line)
 
     chunks: list[str] = []

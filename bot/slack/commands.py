@@ -43,7 +43,6 @@ def serve(args) -> int:
     except OSError as exc:
         return _fail(f"cannot reach the Slack API at {settings.api_url or 'slack.com'} ({type(exc).__name__})")
     app = build_app(ctx)
-    ctx.extra["answer_bots"] = False
     start_warm_up(ctx)
 
     if socket_mode:

@@ -1,2 +1,91 @@
-"""Fixtures of the Slack tests: the fake Slack Web API, signed requests, a bot served
-over a real socket (see fake_slack.py and harness.py beside this file)."""
+"""Fixtures of the Slack tests: the fake Slack Web API (fake_slack.py), signed
+requests (harness.py) and the bot served over a real socket, in this process
+(`bot`) or as a `troubleshoot serve --http` subprocess (harness.BotProcess)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fake_slack import FakeSlack  # noqa: E402
+from harness import SIGNING_SECRET, SlackSender  # noqa: E402
+
+
+@pytest.fixture
+def fake_slack():
+    fake = FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="session")
+def answer_index(tmp_path_factory) -> str:
+    """One search index for the whole session (the real index of the project's
+    knowledge, built once); bot subprocesses get it through TROUBLESHOOT_INDEX_DIR."""
+    index_dir = str(tmp_path_factory.mktemp("index"))
+    previous = os.environ.get("TROUBLESHOOT_INDEX_DIR")
+    os.environ["TROUBLESHOOT_INDEX_DIR"] = index_dir
+    from bot.retrieval.engine import get_engine
+
+    get_engine()
+    yield index_dir
+    if previous is None:
+        os.environ.pop("TROUBLESHOOT_INDEX_DIR", None)
+    else:
+        os.environ["TROUBLESHOOT_INDEX_DIR"] = previous
+
+
+@dataclass
+class RunningBot:
+    ctx: object
+    app: object
+    server: object
+    url: str
+    sender: SlackSender
+
+
+def start_bot(fake: FakeSlack, db_url: str, *, executor=None, auto_channels=frozenset(), answer_fn=None) -> RunningBot:
+    from bot.slack.app import build_app, build_context, make_http_server
+    from bot.slack.services.context import SlackSettings
+    from bot.store import open_store
+
+    settings = SlackSettings(bot_token=fake.bot_token, signing_secret=SIGNING_SECRET, api_url=fake.api_url,
+                             auto_channels=frozenset(auto_channels))
+    ctx = build_context(settings, store=open_store(db_url), executor=executor, answer_fn=answer_fn)
+    ctx.ready = True
+    app = build_app(ctx)
+    server = make_http_server(app, ctx, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, name="bot-http", daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    return RunningBot(ctx, app, server, url, SlackSender(url))
+
+
+@pytest.fixture
+def bot_factory(fake_slack, answer_index, tmp_path):
+    """Start in-process bots against the fake; all share one SQLite store unless told."""
+    started = []
+
+    def make(**kw) -> RunningBot:
+        db_url = kw.pop("db_url", f"sqlite:///{tmp_path / 'bot.db'}")
+        running = start_bot(fake_slack, db_url, **kw)
+        started.append(running)
+        return running
+
+    yield make
+    for running in started:
+        running.server.shutdown()
+        running.server.server_close()
+        running.ctx.work_pool.shutdown(wait=True)
+        running.ctx.verify_pool.shutdown(wait=True)
+
+
+@pytest.fixture
+def bot(bot_factory) -> RunningBot:
+    return bot_factory()

@@ -24,7 +24,7 @@ def is_from_bot(ctx: BotContext, event: dict) -> bool:
     if ctx.bot_id and event.get("bot_id") == ctx.bot_id:
         return True
     is_bot = bool(event.get("bot_id") or event.get("bot_profile") or event.get("subtype") == "bot_message")
-    return is_bot and not ctx.extra.get("answer_bots")
+    return is_bot and not ctx.settings.answer_bots
 
 
 @contextlib.contextmanager

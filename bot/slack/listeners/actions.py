@@ -16,7 +16,7 @@ from bot.slack.services.answering import stored_answer
 from bot.slack.services.context import BotContext
 from bot.slack.services.slack_api import PLACE_ERRORS, Where, open_dm, post, respond_url, slack_error
 from bot.slack.services.snippets import find_snippet
-from bot.slack.services.verification import run_verification
+from bot.slack.services.verification import start_verification
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +52,13 @@ def verification_where(ctx: BotContext, row, user: str, private: bool) -> Where:
     return Where(channel=row.channel, thread_ts=row.thread_ts, user=user)
 
 
-def start_verification(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict, code: str,
+def verify_from_slack(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict, code: str,
                        private: bool) -> None:
     user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
     where = verification_where(ctx, row, user, private)
-    outcome = run_verification(ctx, code=code, user_hash=ctx.store.user_hash(team, user), answer_id=answer_id,
+    started = start_verification(ctx, code=code, user_hash=ctx.store.user_hash(team, user), answer_id=answer_id,
                                where=where, lang=row.language, answer=answer)
-    if outcome == "busy":
+    if not started:
         if body.get("type") == "view_submission":
             post(ctx.client, Where(channel=where.channel, thread_ts=where.thread_ts, user=user, private=True),
                  [text_message(t("already_running", row.language))])
@@ -145,7 +145,7 @@ def register(app: App, ctx: BotContext) -> None:
             if code is None:
                 ctx.client.views_open(trigger_id=body["trigger_id"], view=snippet_modal(answer_id, row.language))
                 return
-            start_verification(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code, private=private)
+            verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code, private=private)
 
     app.action(VOTE_UP_ACTION)(ack=ack_now, lazy=[on_vote])
     app.action(VOTE_DOWN_ACTION)(ack=ack_now, lazy=[on_vote])

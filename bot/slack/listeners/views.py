@@ -10,7 +10,7 @@ from slack_bolt import App
 from bot.slack.blocks import SNIPPET_MODAL
 from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
-from bot.slack.listeners.actions import start_verification
+from bot.slack.listeners.actions import verify_from_slack
 from bot.slack.services.answering import stored_answer
 from bot.slack.services.context import BotContext
 from bot.slack.services.slack_api import Where
@@ -64,7 +64,7 @@ def register(app: App, ctx: BotContext) -> None:
         user = (body.get("user") or {}).get("id")
         with apologise_on_failure(ctx, "verify from modal", Where(channel=None, user=user),
                                   row.language):
-            start_verification(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code,
+            verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code,
                                private=row.surface == "command" or not row.channel)
 
     app.view_submission(SNIPPET_MODAL)(ack=ack_submission, lazy=[run_submission])

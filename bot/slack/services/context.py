@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Callable
 
 from slack_sdk import WebClient
@@ -19,6 +20,8 @@ class SlackSettings:
     api_url: str | None = None
     auto_channels: frozenset[str] = frozenset()
     max_file_bytes: int = 512 * 1024
+    answer_bots: bool = False               # answer other bots' messages too (never our own)
+    verify_threads: int = 2                 # verifications running at once in this process
 
     @classmethod
     def from_env(cls) -> "SlackSettings":
@@ -30,6 +33,8 @@ class SlackSettings:
             api_url=os.environ.get("SLACK_API_URL") or None,
             auto_channels=frozenset(c.strip() for c in channels.split(",") if c.strip()),
             max_file_bytes=int(os.environ.get("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024)),
+            answer_bots=os.environ.get("TROUBLESHOOT_ANSWER_BOTS", "").lower() in ("1", "true", "yes"),
+            verify_threads=int(os.environ.get("TROUBLESHOOT_VERIFY_THREADS", 2)),
         )
 
 
@@ -43,4 +48,6 @@ class BotContext:
     bot_user_id: str | None = None
     bot_id: str | None = None
     team_id: str | None = None
-    extra: dict = field(default_factory=dict)
+    ready: bool = False                     # the answer index is loaded (see app.warm_up)
+    work_pool: Executor | None = None       # bolt's listeners and lazy functions
+    verify_pool: Executor | None = None     # verification runs, apart so they never hold up answers

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from functools import partial
 from typing import Callable, Protocol
 
 from bot.slack.blocks import apology_message, output_excerpt, verification_progress, verification_result
@@ -76,11 +77,28 @@ def workaround_titles(answer: dict | None) -> dict[str, str]:
     return titles
 
 
-def run_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where,
-                     lang: str, answer: dict | None = None) -> str:
-    """Run one verification and report it in Slack. Returns "started" or "busy"."""
+def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where,
+                       lang: str, answer: dict | None = None) -> bool:
+    """Start a verification on the verification pool; False (and nothing started) when
+    this user already has one running, in this process or another sharing the store."""
     if not ctx.store.lock_verification(user_hash, answer_id):
-        return "busy"
+        return False
+    job = partial(_run_locked, ctx, code=code, user_hash=user_hash, answer_id=answer_id, where=where, lang=lang,
+                  answer=answer)
+    try:
+        if ctx.verify_pool is not None:
+            ctx.verify_pool.submit(job)
+        else:
+            job()
+    except RuntimeError:  # the pool is shutting down
+        ctx.store.unlock_verification(user_hash)
+        raise
+    return True
+
+
+def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where, lang: str,
+                answer: dict | None) -> None:
+    """Run one verification and report it in Slack; the user's lock is released at the end."""
     status = None
     try:
         status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
@@ -116,4 +134,3 @@ def run_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: i
             log_failure("apology after a failed verification", inner)
     finally:
         ctx.store.unlock_verification(user_hash)
-    return "started"
