@@ -164,14 +164,15 @@ class FakeSlack:
         return message
 
     def add_file(self, name: str, content: bytes, *, filetype: str = "text", mimetype: str = "text/plain",
-                 mode: str = "hosted", login_page: bool = False, size: int | None = None) -> dict:
+                 mode: str = "hosted", login_page: bool = False, size: int | None = None,
+                 redirect_to: str | None = None) -> dict:
         fid = "F" + uuid.uuid4().hex[:10].upper()
         url = f"{self.url}/files-pri/{self.team_id}-{fid}/{name}"
         info = {"id": fid, "name": name, "title": name, "filetype": filetype, "mimetype": mimetype, "mode": mode,
                 "size": len(content) if size is None else size, "url_private": url,
                 "url_private_download": url + "?download=1"}
         with self._lock:
-            self.files[fid] = dict(info, _login_page=login_page)
+            self.files[fid] = dict(info, _login_page=login_page, _redirect_to=redirect_to)
             self._file_bodies[fid] = content
         return info
 
@@ -462,6 +463,8 @@ class FakeSlack:
                 fake._record(Recorded("download", parts.path, dict(self.headers), {"file": fid}, b""))
                 if info is None:
                     return self._send(404, b"Not found", "text/plain")
+                if info.get("_redirect_to"):
+                    return self._send(302, b"", "text/plain", headers={"Location": info["_redirect_to"]})
                 if auth != f"Bearer {fake.bot_token}" or info.get("_login_page"):
                     # What Slack does: 200 with its sign-in page, not a 401.
                     return self._send(200, LOGIN_PAGE, "text/html; charset=utf-8")
