@@ -19,6 +19,18 @@ from harness import SIGNING_SECRET, SlackSender  # noqa: E402
 
 
 @pytest.fixture
+def seeds_dir() -> Path:
+    """The seed documents: ../shared/seeds beside the checkout (as tests/conftest.py
+    looks), or TROUBLESHOOT_SEEDS_DIR for a checkout elsewhere (a git worktree)."""
+    repo = Path(__file__).resolve().parents[2]
+    for candidate in (os.environ.get("TROUBLESHOOT_SEEDS_DIR"), repo.parent / "shared" / "seeds"):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    pytest.skip("the seed documents are not here (../shared/seeds beside the checkout, or set "
+                "TROUBLESHOOT_SEEDS_DIR)")
+
+
+@pytest.fixture
 def fake_slack():
     fake = FakeSlack().start()
     yield fake

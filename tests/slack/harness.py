@@ -162,7 +162,8 @@ class BotProcess:
     def __init__(self, env: dict, log_path: Path, args: list[str] | None = None):
         self.log_path = log_path
         self._log = open(log_path, "wb")
-        cmd = [sys.executable, "-m", "bot.cli", "serve"] + (args or ["--http", "--port", "0", "--host", "127.0.0.1"])
+        default = ["--http", "--port", "0", "--host", "127.0.0.1"]
+        cmd = [sys.executable, "-m", "bot.cli", "serve"] + (default if args is None else args)
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=self._log)
         self.base_url = None
 
@@ -200,7 +201,8 @@ class BotProcess:
         raise AssertionError(f"bot not ready: {self.logs()[-3000:]}")
 
     def logs(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self) -> int:
