@@ -1,6 +1,6 @@
-"""Fixtures of the Slack tests: the fake Slack Web API (fake_slack.py), signed
-requests (harness.py) and the bot served over a real socket, in this process
-(`bot`) or as a `troubleshoot serve --http` subprocess (harness.BotProcess)."""
+"""Fixtures of the Slack tests: the fake Slack Web API (slack_fake_api.py), signed
+requests (slack_harness.py) and the bot served over a real socket, in this process
+(`bot`) or as a `troubleshoot serve --http` subprocess (slack_harness.BotProcess)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fake_slack import FakeSlack  # noqa: E402
-from harness import SIGNING_SECRET, SlackSender  # noqa: E402
+from slack_fake_api import FakeSlack  # noqa: E402
+from slack_harness import SIGNING_SECRET, SlackSender  # noqa: E402
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ fake Slack's limits)."""
 
 from __future__ import annotations
 
-from fake_slack import block_problems
+from slack_fake_api import block_problems
 
 from bot.slack.blocks import (SECTION_LIMIT, answer_message, compact_answer_message, split_mrkdwn,
                               verification_progress, verification_result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from harness import new_event_id
+from slack_harness import new_event_id
 
 ERROR = "RuntimeError: Trying to backward through the graph a second time, but the buffers have already been freed"
 

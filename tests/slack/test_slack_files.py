@@ -70,7 +70,7 @@ def test_without_the_right_token_slack_sends_a_sign_in_page_and_it_is_detected(f
 
 
 def test_the_token_is_not_sent_along_a_redirect_to_another_host(fake_slack):
-    from fake_slack import FakeSlack
+    from slack_fake_api import FakeSlack
     from slack_sdk import WebClient
 
     other = FakeSlack(bot_token=fake_slack.bot_token).start()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from harness import SIGNING_SECRET, http_get
+from slack_harness import SIGNING_SECRET, http_get
 
 ERROR = "RuntimeError: Trying to backward through the graph a second time, but the buffers have already been freed"
 
@@ -23,7 +23,7 @@ def test_bad_signature_and_stale_timestamp_get_401_and_nothing_is_posted(bot, fa
     stale = int(time.time()) - 10 * 60  # Slack's rule: reject requests older than five minutes
     assert bot.sender.raw(body, "application/json", timestamp=stale).status == 401
     # Signed, but the body was changed after signing.
-    from harness import http_post, sign
+    from slack_harness import http_post, sign
     headers = {"Content-Type": "application/json", **sign(body, SIGNING_SECRET)}
     assert http_post(bot.sender.events_url, body.replace(b"Ev1", b"Ev2"), headers).status == 401
     # No signature at all.

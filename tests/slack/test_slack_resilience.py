@@ -52,7 +52,7 @@ def test_not_in_channel_falls_back_to_a_direct_message(bot, fake_slack):
 
 
 def test_channel_not_found_falls_back_to_response_url(bot, fake_slack):
-    from harness import shortcut_payload
+    from slack_harness import shortcut_payload
 
     message = fake_slack.add_message("C0GENERAL", {"user": "U0OTHER", "text": ERROR})
     fake_slack.fail("chat.postMessage", error="channel_not_found")

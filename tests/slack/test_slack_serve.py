@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from harness import REPO, BotProcess, SlackSender, bot_env, event_body, http_get, new_event_id
+from slack_harness import REPO, BotProcess, SlackSender, bot_env, event_body, http_get, new_event_id
 
 
 def seed_error_line(seeds_dir) -> str:

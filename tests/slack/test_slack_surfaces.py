@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from harness import button_payload, shortcut_payload
+from slack_harness import button_payload, shortcut_payload
 
 ERROR = "RuntimeError: Trying to backward through the graph a second time, but the buffers have already been freed"
 TRACEBACK = ('Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n    loss.backward()\n'
