@@ -47,8 +47,11 @@ def load_embedder(name: str | None = None) -> Embedder:
 
         model = SentenceTransformer(modules=[UsemModule(threads=_threads())], device="cpu")
     else:
+        looks_like_path = name.startswith((".", "/", "~")) or Path(name).is_absolute()
+        if looks_like_path and not Path(name).expanduser().exists():
+            raise EmbedderError(f"the embedding model folder {name!r} (TROUBLESHOOT_EMBEDDER) does not exist")
         try:
-            model = SentenceTransformer(name, device="cpu")
+            model = SentenceTransformer(str(Path(name).expanduser()) if looks_like_path else name, device="cpu")
         except Exception as exc:  # missing folder, no network for a hub name, broken files
             where = "folder" if Path(name).exists() else "model name"
             raise EmbedderError(

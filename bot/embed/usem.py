@@ -59,6 +59,11 @@ class UsemModule(InputModule):
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
         texts = features["texts"]
         if texts:
+            # One short query runs fastest on one BLAS thread (its matrices are small and
+            # extra threads only contend, badly so on a busy 2-core box); batches use more.
+            backend = self.use._model
+            if hasattr(backend, "threads"):
+                backend.threads = self.threads if len(texts) >= 16 else 1
             vectors = self.use.encode(list(texts))
         else:
             vectors = np.zeros((0, DIMENSION), dtype=np.float32)

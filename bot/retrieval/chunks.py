@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.kb import model as m
-from bot.retrieval.normalize import normalise_message
+from bot.retrieval.normalize import normalise_for_search
 
 # Bump when the chunking below changes: every file is then re-embedded.
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 
 MAX_CHARS = {"en": 320, "ko": 160, "zh": 120}
 LANGS = ("en", "ko", "zh")
@@ -116,10 +116,10 @@ def entry_chunks(entry: m.Entry, file: str) -> FileChunks:
 
     # Error messages as PyTorch prints them: the strongest evidence for a pasted error.
     for example in entry.examples:
-        add("en", "message", normalise_message(example))
+        add("en", "message", normalise_for_search(example))
     for version in entry.affected_versions:
         if version.message:
-            add("en", "message", normalise_message(version.message))
+            add("en", "message", normalise_for_search(version.message))
     for lang in LANGS:
         if entry.title.get(lang):
             add(lang, "title", entry.title[lang])

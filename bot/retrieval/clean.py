@@ -85,7 +85,7 @@ def _unfence(text: str, code_blocks: list[str]) -> str:
     def block(m: re.Match) -> str:
         body = m.group(1).strip("\n")
         code_blocks.append(body)
-        return "\n" + body + "\n"
+        return "\n" + body + "\n\n"  # a blank line: whatever follows the fence is not the message
 
     text = _FENCE.sub(block, text)
     return _INLINE_CODE.sub(r"\1", text)
@@ -153,15 +153,21 @@ def _check_binary(text: str) -> None:
 
 
 def decode_bytes(data: bytes) -> str:
-    """Text from raw bytes (stdin, an uploaded file); binary data is refused."""
-    if b"\x00" in data[:20_000]:
-        raise InputError("the input looks binary (it contains NUL bytes); paste the error text instead")
-    for encoding in ("utf-8", "utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8",):
+    """Text from raw bytes (stdin, an uploaded file); binary data is refused.
+
+    UTF-8 (with or without a BOM) and BOM-marked UTF-16 (PowerShell pipes) are read;
+    other bytes are decoded leniently and refused if they look binary."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            return data.decode(encoding)
+            return data.decode("utf-16").lstrip("\ufeff")
         except UnicodeDecodeError:
             pass
-    text = data.decode("utf-8", errors="replace")
+    if b"\x00" in data[:20_000]:
+        raise InputError("the input looks binary (it contains NUL bytes); paste the error text instead")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
     _check_binary(text)
     return text
 

@@ -60,7 +60,7 @@ def _features(entry_id: str, legs: dict[str, LegResult]) -> dict[str, float]:
     bm25 = legs.get("bm25")
     dense = legs.get("dense")
     primary, elsewhere = _tier(sig.score_of(entry_id)) if sig else (0.0, 0.0)
-    cos = dense.score_of(entry_id) if dense else 0.0
+    cos = dense.best_of(entry_id) if dense else 0.0  # the best single chunk: a real cosine
     bm25_top = bm25.ranking[0][1] if bm25 and bm25.ranking else 0.0
     share = (bm25.score_of(entry_id) / bm25_top) if bm25_top > 0 else 0.0
     tops = [leg.ranking[0][0] for leg in legs.values() if leg.ranking]
@@ -82,9 +82,10 @@ def fuse(legs: dict[str, LegResult], method: str = "scores") -> list[Fused]:
                 score = next(iter(detail.values()))[1]
         elif method == "scores":
             f = _features(eid, legs)
+            dense = legs.get("dense")
             score = (SCORE_WEIGHTS["signature"] * (f["sig_primary"] + 0.5 * f["sig_elsewhere"])
                      + SCORE_WEIGHTS["bm25"] * f["bm25_share"]
-                     + SCORE_WEIGHTS["dense"] * f["dense"])
+                     + SCORE_WEIGHTS["dense"] * (dense.score_of(eid) if dense else 0.0))
             sig = legs.get("signature")
             if sig:  # the specificity bonus orders two entries whose patterns both matched
                 s = sig.score_of(eid)
@@ -97,8 +98,26 @@ def fuse(legs: dict[str, LegResult], method: str = "scores") -> list[Fused]:
     return out
 
 
+def _single_leg_confidence(f: Fused, leg: LegResult, runner_up: float) -> float:
+    """One leg alone (`--retriever signature|bm25|dense`, for comparison and debugging)."""
+    score = leg.score_of(f.entry_id)
+    if leg.name == "signature":
+        return 0.95 if score >= PRIMARY else (0.6 if score >= ELSEWHERE else 0.0)
+    if leg.name == "dense":
+        return 1.0 / (1.0 + math.exp(-(12.0 * (score - 0.6))))
+    margin = (score - runner_up) / score if score > 0 else 0.0  # bm25: only its margin is comparable
+    return 1.0 / (1.0 + math.exp(-(8.0 * (margin - 0.4))))
+
+
 def _confidence(fused: list[Fused], legs: dict[str, LegResult]) -> None:
     if not fused:
+        return
+    if len(legs) == 1:
+        leg = next(iter(legs.values()))
+        for i, f in enumerate(fused):
+            runner_up = fused[i + 1].score if i + 1 < len(fused) else 0.0
+            confidence = _single_leg_confidence(f, leg, runner_up)
+            f.confidence = round(min(confidence, fused[i - 1].confidence) if i else confidence, 4)
         return
     top = fused[0].score
     for i, f in enumerate(fused):

@@ -61,6 +61,34 @@ def normalise_message(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+# --- boilerplate -------------------------------------------------------------
+
+# Sentences PyTorch appends to many different errors. They say nothing about which
+# error it is, and shared by several entries' examples they drown the part that does
+# (a CUDA out-of-memory and an illegal memory access end with the same three lines).
+# Signatures still see the raw message; BM25 and embeddings see it without these.
+_BOILERPLATE = [
+    re.compile(r"CUDA kernel errors might be asynchronously reported at some other API call,\s*so the "
+               r"stacktrace below might be incorrect\.?", re.IGNORECASE),
+    re.compile(r"For debugging,? consider passing CUDA_LAUNCH_BLOCKING=\S*\.?", re.IGNORECASE),
+    re.compile(r"Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions\.?", re.IGNORECASE),
+    # C++ stack dumps: "Exception raised from f at file.cpp:12 (most recent call first):" and "frame #3: ..."
+    re.compile(r"Exception raised from \S+ at \S+ \(most recent call first\):?.*", re.IGNORECASE | re.DOTALL),
+    re.compile(r"^\s*frame #\d+:.*$", re.MULTILINE),
+]
+
+
+def strip_boilerplate(text: str) -> str:
+    for regex in _BOILERPLATE:
+        text = regex.sub(" ", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def normalise_for_search(text: str) -> str:
+    """What BM25 and the embedder see of an error: normalised, without boilerplate."""
+    return normalise_message(strip_boilerplate(text))
+
+
 # --- frames -------------------------------------------------------------------
 
 # Where an installed package starts inside a path: the part after it is stable

@@ -90,6 +90,9 @@ _EXC_NAME = r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z_][\w]*(?:Error|Exception|Warning|Exit
 _EXC_LINE = re.compile(rf"^\s*(?P<type>{_EXC_NAME})(?::\s?(?P<msg>.*))?\s*$")
 # Some errors arrive with their type in the middle: "[rank0]: RuntimeError: ...", "E   RuntimeError: ..." (pytest).
 _EXC_PREFIXED = re.compile(rf"^\s*(?:\[rank\d+\]:|E\s+|ERROR:?|\w+ \| )\s*(?P<type>{_EXC_NAME}):\s?(?P<msg>.*)$")
+# Inside a traceback, the line after the frames is the exception even when its type
+# does not look like one (`_queue.Empty`, `StopIteration`, `torch._dynamo.exc.Unsupported: x`).
+_EXC_AFTER_FRAMES = re.compile(r"^(?P<type>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::\s?(?P<msg>.*))?\s*$")
 _CJK = re.compile(r"[\uac00-\ud7a3\u3130-\u318f\u4e00-\u9fff\u3040-\u30ff]")
 _MAX_CONTINUATION = 12
 
@@ -100,8 +103,8 @@ def _frame(line: str) -> Frame | None:
         if m:
             groups = m.groupdict()
             number = groups.get("line")
-            return Frame(path=groups["path"], line=int(number) if number else None,
-                         function=(groups.get("func") or "").strip())
+            function = re.sub(r"\(.*$", "", groups.get("func") or "").strip()
+            return Frame(path=groups["path"], line=int(number) if number else None, function=function)
     return None
 
 
@@ -157,6 +160,10 @@ def parse(text: str) -> Parsed:
             i += 1
             continue
         exc = _exception(line)
+        if exc is None and frames and not line.startswith((" ", "\t")):
+            after = _EXC_AFTER_FRAMES.match(line)
+            if after:
+                exc = after.group("type"), (after.group("msg") or "").strip()
         if exc is not None:
             exc_type, message = exc
             start = block_start if block_start is not None else i

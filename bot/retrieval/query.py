@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.lang import detect_language
 from bot.retrieval.clean import Cleaned, clean
-from bot.retrieval.normalize import normalise_message
+from bot.retrieval.normalize import normalise_for_search, normalise_message
 from bot.retrieval.parse import Frame, Parsed, parse
 
 _CJK_RUN = re.compile(r"[\uac00-\ud7a3\u3130-\u318f\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff][^\n]*")
@@ -30,6 +30,7 @@ class Query:
     message: str  # its message as pasted; the whole text when no exception was found
     error_text: str  # "Type: message" as pasted (or the whole text)
     normalised: str  # error_text with placeholders
+    search_text: str  # normalised, without PyTorch's generic boilerplate (what BM25 and dense see)
     prose: str  # the asker's own words (no traceback, no error message)
     language: str  # detected from the prose: en, ko or zh
     frames: list[Frame] = field(default_factory=list)
@@ -44,10 +45,10 @@ class Query:
 
     def dense_texts(self) -> list[str]:
         """What the dense leg embeds: the normalised error and, apart, the asker's words."""
-        texts = [self.normalised[:400]]
+        texts = [self.search_text[:400]]
         prose = self.prose.strip()
         separate = self.has_exception or bool(self.parsed.error_lines)  # else prose is the whole text
-        if separate and len(prose) > 3 and prose not in self.normalised:
+        if separate and len(prose) > 3 and prose not in self.search_text:
             texts.append(prose[:400])
         return texts
 
@@ -80,5 +81,6 @@ def understand(text: str) -> Query:
     prose = prose[:MAX_PROSE_CHARS] if len(prose) > MAX_PROSE_CHARS else prose
     language = detect_language(prose) if prose.strip() else "en"
     return Query(raw=text, cleaned=cleaned, parsed=parsed, error_type=error_type, message=message,
-                 error_text=error_text, normalised=normalise_message(error_text), prose=prose,
+                 error_text=error_text, normalised=normalise_message(error_text),
+                 search_text=normalise_for_search(error_text) or normalise_message(error_text), prose=prose,
                  language=language, frames=frames)
