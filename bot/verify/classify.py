@@ -1,0 +1,84 @@
+"""Which knowledge entry a captured error is.
+
+The sandbox hands us the exception type and message exactly as PyTorch raised them,
+so the entries' signatures (regular expressions over the stable words of the
+message, matched as written and after normalisation) decide. Where no signature
+matches, a `retriever` (the retrieval engine's classifier, `text -> (id, confidence)`)
+can be consulted.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from bot.kb.model import Entry, KnowledgeBase
+from bot.retrieval.normalize import normalise_message
+
+# Confidence of a signature match: the signatures are written for exactly these
+# messages, so a match is strong; it is weaker when the exception type is not one the
+# entry lists, or when several entries match.
+MATCH = 0.95
+TYPE_MISMATCH = 0.75
+AMBIGUOUS = 0.6
+
+Retriever = Callable[[str], "tuple[str | None, float]"]
+
+_kb_lock = threading.Lock()
+_kb: KnowledgeBase | None = None
+
+
+def knowledge() -> KnowledgeBase:
+    """The project's knowledge base, loaded once. Entries with problems are left out
+    (`troubleshoot kb check` reports them), so one bad file does not stop verification."""
+    global _kb
+    with _kb_lock:
+        if _kb is None:
+            from bot.kb.loader import check_knowledge
+
+            _kb, _problems = check_knowledge()
+        return _kb
+
+
+def error_text(type_: str | None, message: str | None) -> str:
+    message = (message or "").strip()
+    return f"{type_}: {message}" if type_ else message
+
+
+def _match_length(entry: Entry, texts: list[str]) -> int:
+    best = 0
+    for sig in entry.signatures:
+        for t in texts:
+            m = sig.regex.search(t)
+            if m:
+                best = max(best, len(m.group(0)))
+    return best
+
+
+def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase | None = None,
+                   retriever: Retriever | None = None) -> tuple[str | None, float]:
+    """(entry id, confidence in [0, 1]) for an exception type and message; (None, 0.0)
+    when nothing matches."""
+    text = error_text(type_, message)
+    if not text:
+        return None, 0.0
+    kb = kb or knowledge()
+    texts = [text, normalise_message(text)]
+    short_type = (type_ or "").rsplit(".", 1)[-1]  # the sandbox names `_pickle.UnpicklingError`
+    hits = []
+    for entry in kb.entries.values():
+        if entry.matches(*texts):
+            expected = {e.rsplit(".", 1)[-1] for e in entry.exception}
+            type_ok = not expected or not short_type or short_type in expected
+            # Prefer the type the entry expects, then the most specific (longest) match.
+            hits.append((type_ok, _match_length(entry, texts), entry.id))
+    if hits:
+        hits.sort(reverse=True)
+        type_ok, _, entry_id = hits[0]
+        confidence = MATCH if type_ok else TYPE_MISMATCH
+        if len(hits) > 1:
+            confidence = min(confidence, AMBIGUOUS)
+        return entry_id, confidence
+    if retriever is not None:
+        return retriever(text)
+    return None, 0.0

@@ -1,0 +1,67 @@
+"""`troubleshoot verify FILE.py [--fixed FIXED.py] [--queue] [--json]`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+PROG = "troubleshoot verify"
+
+
+class InputError(Exception):
+    pass
+
+
+def read_snippet(path: str, what: str) -> str:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} {path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} {path}: is a folder, not a Python file") from None
+    except OSError as exc:
+        raise InputError(f"{what} {path}: cannot read it ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} {path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    if not text.strip():
+        raise InputError(f"{what} {path}: the file is empty")
+    return text
+
+
+def verify(args) -> int:
+    if getattr(args, "queue", False):
+        print(f"{PROG} --queue: no broker configured: running through the job queue is not part of this build yet; "
+              "run without --queue to verify in the local sandbox", file=sys.stderr)
+        return 2
+    try:
+        code = read_snippet(args.file, "snippet")
+        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
+    except InputError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+
+    from bot.sandbox import sandbox_available
+
+    ok, why = sandbox_available()
+    if not ok:
+        print(f"{PROG}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
+        return 2
+
+    from bot.verify.report import format_report
+    from bot.verify.verify import verify_snippet
+
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        def progress(stage: str, done: int, total: int) -> None:
+            print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+
+    report = verify_snippet(code, fixed_code=fixed, progress=progress)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_report(report))
+    return 0

@@ -1,0 +1,66 @@
+"""The patches by name. Knowledge entries name them in `patch:` fields (see
+/work/patch-names.md and knowledge/README.md); `bot.kb.loader` checks those names
+against `names()`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from bot.verify.patches.base import Failure, Patch, PatchResult
+
+# Modules that register patches when imported, one per family of errors.
+_MODULES = (
+    "bot.verify.patches.backward_twice",
+    "bot.verify.patches.autograd",
+    "bot.verify.patches.tensors",
+    "bot.verify.patches.dtypes",
+    "bot.verify.patches.loading",
+)
+
+_PATCHES: dict[str, Patch] = {}
+_loaded = False
+
+
+class UnknownPatch(KeyError):
+    def __str__(self) -> str:
+        return f"no patch named {self.args[0]!r}; registered: {', '.join(names())}"
+
+
+def register(name: str, description: str) -> Callable:
+    """Decorator: register `func(code, failure) -> PatchResult` under `name`."""
+
+    def decorate(func: Callable[[str, Failure], PatchResult]):
+        if name in _PATCHES:
+            raise ValueError(f"patch {name!r} registered twice")
+        _PATCHES[name] = Patch(name=name, description=description, func=func)
+        return func
+
+    return decorate
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in _MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def names() -> list[str]:
+    _load()
+    return sorted(_PATCHES)
+
+
+def get(name: str) -> Patch:
+    _load()
+    try:
+        return _PATCHES[name]
+    except KeyError:
+        raise UnknownPatch(name) from None
+
+
+def all_patches() -> list[Patch]:
+    _load()
+    return [_PATCHES[n] for n in sorted(_PATCHES)]

@@ -1,0 +1,91 @@
+"""The human-readable form of a verification report (`troubleshoot verify` without --json)."""
+
+from __future__ import annotations
+
+import textwrap
+
+KINDS = {"workaround": "fix", "dead_end": "dead end", "user": "yours"}
+RESULT_WIDTH = 28
+
+
+def _bytes(n: int | None) -> str:
+    if not n:
+        return "-"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _seconds(s: float | None) -> str:
+    return "-" if s is None else f"{s:.2f} s"
+
+
+def _short(text: str | None, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _result(row: dict) -> str:
+    status = row["status"]
+    if status == "fixed":
+        return "runs without error"
+    if status == "still_fails":
+        return "same error"
+    if status == "new_error":
+        error = row.get("error") or {}
+        return row.get("new_entry_id") or f"{error.get('type')}: {error.get('message')}"
+    if status == "timeout":
+        return "time limit"
+    return "could not apply"
+
+
+def format_report(report: dict) -> str:
+    out: list[str] = []
+    env = report.get("environment") or {}
+    cuda = env.get("device_name") or ("CUDA available" if env.get("cuda_available") else "no CUDA")
+    where = f"torch {env.get('torch', '?')}, python {env.get('python', '?')}, {cuda}"
+    error = report.get("error")
+    timing = f"{_seconds(report.get('seconds'))}, peak memory {_bytes(report.get('peak_memory_bytes'))}"
+    if report.get("reproduced") and error:
+        out.append(f"Original run: {error['type']} ({timing}; {where})")
+        out.extend("  " + line for line in textwrap.wrap(_short(error["message"], 600), 100))
+        if error.get("entry_id"):
+            title = report.get("entry_title")
+            out.append(f"Matched: {error['entry_id']}" + (f" - {title}" if title else "")
+                       + f" (confidence {report.get('confidence', 0):.2f})")
+        else:
+            out.append("Matched: no known entry")
+    else:
+        out.append(f"Original run: {report.get('exit_reason')} ({timing}; {where})")
+        tail = (report.get("output") or "").strip().splitlines()[-10:]
+        if tail:
+            out.append("Output (last lines):")
+            out.extend("  " + _short(line, 160) for line in tail)
+    fixes = report.get("fixes") or []
+    if fixes:
+        out.append("")
+        out.append(f"Fixes tried ({len(fixes)}):")
+        headers = ("#", "kind", "workaround", "patch", "status", "result", "time", "memory")
+        rows = []
+        for i, row in enumerate(fixes, 1):
+            change = row.get("memory_change")
+            rows.append((str(i), KINDS.get(row.get("kind"), row.get("kind") or ""), row["workaround"],
+                         row.get("patch") or "-", row["status"], _short(_result(row), RESULT_WIDTH),
+                         _seconds(row.get("seconds")), "-" if change is None else f"{change:+.1f}%"))
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        for line in [headers] + rows:
+            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+        out.append("")
+        out.append("What each one changed:")
+        for i, row in enumerate(fixes, 1):
+            what = row.get("note") if row["status"] != "not_applicable" else f"not applied: {row.get('reason')}"
+            out.append(f"  {i}. {_short(what, 300)}")
+    if report.get("summary"):
+        out.append("")
+        out.extend(textwrap.wrap("Summary: " + report["summary"], 100))
+    limits = report.get("limits") or []
+    if limits:
+        out.append("")
+        out.append("Sandbox limits: " + "; ".join(limits[:6]) + (f"; and {len(limits) - 6} more (see --json)" if len(limits) > 6 else ""))
+    return "\n".join(out)

@@ -1,0 +1,342 @@
+"""Verify fixes by running them: the original snippet, then each patched version.
+
+1. Run the original in the sandbox and classify its error to a knowledge entry.
+2. For every workaround and dead end of that entry that names a patch, apply the
+   patch, run the result and record what happened: `fixed`, `still_fails` (the same
+   entry's error), `new_error` (another error, classified), `not_applicable` (the
+   patch found nothing to change, with the reason) or `timeout`, with time and peak
+   memory against the original run.
+3. A fixed version from the asker is run the same way ("user-fixed").
+
+The output is the JSON contract of `troubleshoot verify` (shared/DESIGN.md), with
+extra keys for the answer and the evidence store.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import queue
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from bot.kb.model import Entry, KnowledgeBase
+from bot.verify.classify import classify_error, knowledge
+from bot.verify.patches import registry
+from bot.verify.patches.base import Failure, PatchResult
+
+Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
+Progress = Callable[[str, int, int], None]
+
+STATUSES = ("fixed", "still_fails", "new_error", "not_applicable", "timeout")
+OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
+LIMIT_MESSAGES = {
+    "memory": "the run went over the sandbox's memory limit",
+    "output_limit": "the run printed more than the sandbox's output cap",
+    "killed": "the run was killed",
+}
+
+
+def default_runner() -> Runner:
+    from bot.sandbox import run_snippet
+
+    return run_snippet
+
+
+@dataclass
+class Attempt:
+    """One row of the report: a workaround or dead end to try, or the asker's fix."""
+
+    workaround: str  # the workaround's or dead end's id in the entry, or "user-fixed"
+    kind: str  # "workaround", "dead_end" or "user"
+    patch: str | None = None
+    title: str | None = None
+    leads_to: str | None = None  # for a dead end: the error the knowledge base says it raises
+    code: str | None = None  # the asker's fixed code (kind "user")
+
+
+def plan_attempts(entry: Entry | None, fixed_code: str | None, lang: str = "en") -> list[Attempt]:
+    attempts: list[Attempt] = []
+    if entry is not None:
+        for w in entry.workarounds:
+            if w.patch:
+                attempts.append(Attempt(w.id, "workaround", w.patch, w.title.get_text(lang)))
+        for d in entry.dead_ends:
+            if d.patch:
+                attempts.append(Attempt(d.id, "dead_end", d.patch, d.title.get_text(lang), leads_to=d.leads_to or entry.id))
+    if fixed_code is not None:
+        attempts.append(Attempt("user-fixed", "user", title="the fixed version you supplied", code=fixed_code))
+    return attempts
+
+
+def _field(result, name: str, default=None):
+    return getattr(result, name, default)
+
+
+def _error_json(error: dict | None, entry_id: str | None) -> dict | None:
+    if not error:
+        return None
+    return {"type": error.get("type"), "message": error.get("message"), "entry_id": entry_id}
+
+
+def _same_entry(kb: KnowledgeBase, a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return False
+    ea, eb = kb.resolve(a), kb.resolve(b)
+    return (ea.id if ea else a) == (eb.id if eb else b)
+
+
+def _change(new: float | None, old: float | None) -> float | None:
+    """Relative change in percent, one decimal."""
+    if new is None or not old:
+        return None
+    return round(100.0 * (new - old) / old, 1)
+
+
+class _Verification:
+    def __init__(self, code: str, *, fixed_code, runner, progress, parallel, kb, lang, gpus, run_options):
+        self.code = code
+        self.fixed_code = fixed_code
+        self.runner = runner or default_runner()
+        self.progress = progress or (lambda stage, done, total: None)
+        self.parallel = parallel
+        self.kb = kb
+        self.lang = lang
+        self.gpus = list(gpus or [])
+        self._free_gpus: queue.SimpleQueue = queue.SimpleQueue()
+        for gpu in self.gpus:
+            self._free_gpus.put(gpu)
+        self.run_options = dict(run_options or {})
+
+    def run(self, code: str):
+        """One sandbox run; with GPUs, on one that no other run of ours is using."""
+        options = dict(self.run_options)
+        if not self.gpus:
+            return self.runner(code, **options)
+        gpu = self._free_gpus.get()
+        try:
+            return self.runner(code, **options, gpu=gpu)
+        finally:
+            self._free_gpus.put(gpu)
+
+    def classify(self, error: dict | None) -> tuple[str | None, float]:
+        if not error:
+            return None, 0.0
+        return classify_error(error.get("type"), error.get("message"), kb=self.kb)
+
+    # --- the whole verification -------------------------------------------------------
+
+    def verify(self) -> dict:
+        self.progress("running original", 0, 1)
+        original = self.run(self.code)
+        reason = _field(original, "exit_reason")
+        error = _field(original, "error")
+        env = _field(original, "environment") or {}
+        entry_id, confidence = self.classify(error) if reason == "error" else (None, 0.0)
+        entry = self.kb.resolve(entry_id) if entry_id else None
+        report: dict[str, Any] = {
+            "reproduced": reason == "error" and bool(error),
+            "exit_reason": reason,
+            "output": _field(original, "output", ""),
+            "error": _error_json(error, entry_id) if reason == "error" else None,
+            "environment": env,
+            "fixes": [],
+            "confidence": confidence,
+            "output_truncated": bool(_field(original, "output_truncated", False)),
+            "seconds": _field(original, "wall_seconds"),
+            "peak_memory_bytes": _field(original, "peak_memory_bytes"),
+            "peak_gpu_memory_bytes": _field(original, "peak_gpu_memory_bytes"),
+            "limits": _field(original, "limits"),
+        }
+        if entry is not None:
+            report["entry_title"] = entry.title.get_text(self.lang)
+            if entry.diagnosis:
+                report["diagnosis"] = entry.diagnosis.get_text(self.lang)
+        if not report["reproduced"]:
+            report["summary"] = self._not_reproduced_summary(reason, env)
+            self.progress("done", 1, 1)
+            return report
+
+        attempts = plan_attempts(entry, self.fixed_code, self.lang)
+        report["patches_available"] = any(a.patch for a in attempts)
+        failure = Failure.from_error(error, entry_id=entry_id, run=self.run)
+        report["fixes"] = self._run_attempts(attempts, failure, original, entry_id)
+        report["summary"] = self._summary(report, entry)
+        return report
+
+    def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[dict]:
+        total = 1 + len(attempts)
+        done = [1]
+        self.progress("running original", 1, total)
+
+        def job(index: int) -> dict:
+            attempt = attempts[index]
+            label = attempt.patch or attempt.workaround
+            self.progress(f"fix {index + 1} of {len(attempts)}: {label}", done[0], total)
+            try:
+                row = self._attempt(attempt, failure, original, entry_id)
+            finally:
+                done[0] += 1  # only counts progress; the rows keep their order below
+            return row
+
+        if not attempts:
+            rows = []
+        elif self.parallel and len(attempts) > 1:
+            workers = len(self.gpus) if self.gpus else min(len(attempts), os.cpu_count() or 1)
+            with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="verify") as pool:
+                rows = list(pool.map(job, range(len(attempts))))
+        else:
+            rows = [job(i) for i in range(len(attempts))]
+        self.progress("done", total, total)
+        return rows
+
+    # --- one attempt ----------------------------------------------------------------------
+
+    def _apply(self, attempt: Attempt, failure: Failure) -> PatchResult:
+        if attempt.kind == "user":
+            return PatchResult.changed(attempt.code, "the asker's fixed version")
+        try:
+            patch = registry.get(attempt.patch)
+        except KeyError:
+            return PatchResult.not_applicable(f"no patch named {attempt.patch!r} is registered")
+        try:
+            return patch.apply(self.code, failure)
+        except Exception as exc:  # a patch bug must not sink the whole verification
+            return PatchResult.not_applicable(f"the patch failed on this snippet ({type(exc).__name__}: {exc})")
+
+    def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> dict:
+        row: dict[str, Any] = {
+            "workaround": attempt.workaround,
+            "status": "not_applicable",
+            "error": None,
+            "seconds": None,
+            "peak_memory_bytes": None,
+            "kind": attempt.kind,
+            "patch": attempt.patch,
+            "title": attempt.title,
+        }
+        if attempt.kind == "dead_end":
+            row["expected"] = attempt.leads_to
+        patched = self._apply(attempt, failure)
+        if not patched.applicable:
+            row["reason"] = patched.reason
+            row["as_expected"] = None
+            return row
+        row["note"] = patched.note
+        if attempt.kind != "user":
+            row["diff"] = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
+                                                       "snippet.py", f"snippet.py ({attempt.patch})", n=1))
+        result = self.run(patched.code)
+        reason = _field(result, "exit_reason")
+        row["exit_reason"] = reason
+        row["seconds"] = _field(result, "wall_seconds")
+        row["peak_memory_bytes"] = _field(result, "peak_memory_bytes")
+        row["peak_gpu_memory_bytes"] = _field(result, "peak_gpu_memory_bytes")
+        row["memory_change"] = _change(row["peak_memory_bytes"], _field(original, "peak_memory_bytes"))
+        row["time_change"] = _change(row["seconds"], _field(original, "wall_seconds"))
+        output = _field(result, "output", "") or ""
+        row["output_tail"] = output[-OUTPUT_TAIL:]
+        if reason == "ok":
+            row["status"] = "fixed"
+        elif reason == "timeout":
+            row["status"] = "timeout"
+        elif reason == "error":
+            error = _field(result, "error") or {}
+            new_id, new_conf = self.classify(error)
+            row["error"] = _error_json(error, new_id)
+            row["new_entry_id"] = new_id
+            if _same_entry(self.kb, new_id, entry_id):
+                row["status"] = "still_fails"
+            elif new_id is None and entry_id is None and error.get("type") == failure.type \
+                    and error.get("message") == failure.message:
+                row["status"] = "still_fails"
+            else:
+                row["status"] = "new_error"
+        else:  # memory, output_limit, killed: the run ended without an exception
+            row["status"] = "new_error"
+            row["error"] = {"type": f"sandbox: {reason}", "message": LIMIT_MESSAGES.get(reason, str(reason)), "entry_id": None}
+            row["new_entry_id"] = None
+        row["as_expected"] = self._as_expected(attempt, row)
+        return row
+
+    def _as_expected(self, attempt: Attempt, row: dict) -> bool | None:
+        """Does the run agree with the knowledge base (workaround fixes, dead end fails as said)?"""
+        if attempt.kind == "workaround":
+            return row["status"] == "fixed"
+        if attempt.kind == "dead_end":
+            if row["status"] == "fixed":
+                return False
+            if row["status"] in ("still_fails", "new_error"):
+                return _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
+            return None
+        return None
+
+    # --- words ------------------------------------------------------------------------------
+
+    def _not_reproduced_summary(self, reason: str | None, env: dict) -> str:
+        torch = env.get("torch") or "this torch"
+        if reason == "ok":
+            return (f"does not reproduce on torch {torch}: the snippet ran without an error "
+                    "(a newer torch may have fixed it, or the snippet misses a step of the real code)")
+        if reason == "timeout":
+            return "the snippet did not finish within the sandbox's time limit, so no error was captured"
+        if reason in LIMIT_MESSAGES:
+            return f"no error was captured: {LIMIT_MESSAGES[reason]}"
+        return f"no error was captured (exit reason: {reason})"
+
+    def _summary(self, report: dict, entry: Entry | None) -> str:
+        err = report["error"]
+        env = report["environment"] or {}
+        head = f"Reproduced {err['type']} on torch {env.get('torch', '?')}"
+        if entry is None:
+            head += "; it matches no known entry, so there are no patches to try."
+        else:
+            head += f": {entry.id} (confidence {report['confidence']:.2f})."
+        parts = [head]
+        for row in report["fixes"]:
+            parts.append(describe_row(row))
+        if entry is not None and not report.get("patches_available"):
+            diagnosis = report.get("diagnosis")
+            parts.append("There is no safe mechanical fix for this error"
+                         + (f"; how to find the cause: {diagnosis}" if diagnosis else "."))
+        return " ".join(p for p in parts if p)
+
+
+def describe_row(row: dict) -> str:
+    """One sentence per fix row, e.g. "retain-graph fixes it (+2.1% memory)."."""
+    name = row.get("patch") or row["workaround"]
+    if row["kind"] == "user":
+        name = "Your fixed version"
+    status = row["status"]
+    if status == "fixed":
+        cost = row.get("memory_change")
+        extra = f" ({cost:+.1f}% peak memory)" if cost is not None else ""
+        return f"{name} fixes it{extra}."
+    if status == "still_fails":
+        return f"{name} does not help: the same error again."
+    if status == "new_error":
+        err = row.get("error") or {}
+        if row.get("new_entry_id"):
+            return f"{name} does not fix it: it raises {row['new_entry_id']} instead."
+        message = " ".join(f"{err.get('type')}: {err.get('message')}".split())
+        return f"{name} does not fix it: it raises another error instead ({message[:150]})."
+    if status == "timeout":
+        return f"{name} did not finish within the time limit."
+    return f"{name} could not be applied: {row.get('reason')}."
+
+
+def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner | None = None,
+                   progress: Progress | None = None, parallel: bool = True, kb: KnowledgeBase | None = None,
+                   lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None) -> dict:
+    """Run `code`, classify its error, try every patched workaround and dead end of the
+    matched entry (and `fixed_code`), and return the report (see the module docstring).
+
+    `runner(code, **run_options)` runs one snippet (default: bot.sandbox.run_snippet);
+    with `gpus`, each run gets `gpu=` one of them that no other run is using, and as
+    many runs go at once as there are GPUs; without, up to the CPU count. `progress(stage, done, total)` is
+    called as runs start and finish."""
+    if not isinstance(code, str) or not code.strip():
+        raise ValueError("the snippet is empty")
+    return _Verification(code, fixed_code=fixed_code, runner=runner, progress=progress, parallel=parallel,
+                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options).verify()

@@ -1,0 +1,59 @@
+"""Fixtures for the sandbox tests: a real sandbox with short limits, and the check
+that follows every attack (nothing of the run is left, and an ordinary run works)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bot.sandbox import Sandbox, SandboxUnavailable, sandbox_available  # noqa: E402
+from sandbox_helpers import assert_contained  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def run_dir_base() -> Path:
+    # Not under pytest's tmp_path: that is 0700 root, and a root worker's sandbox runs as
+    # an unprivileged host user that must reach the per-run folders.
+    path = Path(tempfile.mkdtemp(prefix="sandbox-runs-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _make(run_dir_base: Path, **kw) -> Sandbox:
+    ok, why = sandbox_available()
+    if not ok:
+        pytest.skip(f"the sandbox cannot run on this host: {why}")
+    try:
+        return Sandbox(run_dir_base=str(run_dir_base), **kw)
+    except SandboxUnavailable as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session")
+def sandbox(run_dir_base):
+    # A cgroup folder of its own, so that what is left there is ours (other runs may
+    # share the host).
+    box = _make(run_dir_base, cgroup_group=f"troubleshoot-sandbox-test-{os.getpid()}")
+    yield box
+    box.cgroup_backend.remove_parents()
+
+
+@pytest.fixture(scope="session")
+def sandbox_without_cgroups(run_dir_base):
+    return _make(run_dir_base, use_cgroups=False)
+
+
+@pytest.fixture
+def contained(sandbox, run_dir_base):
+    """For attack tests: after the test body, nothing of the run is left and an
+    ordinary run works."""
+    yield sandbox
+    assert_contained(sandbox, run_dir_base)

@@ -1,0 +1,85 @@
+"""`troubleshoot verify` as a command: the seed's example through the real sandbox
+(JSON and the human report with --fixed), and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+SEED = DATA / "seed000_backward_twice.py"
+
+
+def troubleshoot(*args: str, knowledge: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if knowledge is not None:
+        env["TROUBLESHOOT_KNOWLEDGE_DIR"] = str(knowledge)
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_verify_the_seed_example_json(sandbox_runner, knowledge_dir):
+    proc = troubleshoot("verify", str(SEED), "--json", knowledge=knowledge_dir)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert {"reproduced", "exit_reason", "output", "error", "environment", "fixes"} <= set(report)
+    assert report["reproduced"] is True and report["exit_reason"] == "error"
+    assert set(report["error"]) == {"type", "message", "entry_id"}
+    assert report["error"]["entry_id"] == "pytorch/backward-twice"
+    status = {row["patch"]: (row["status"], (row["error"] or {}).get("entry_id")) for row in report["fixes"]}
+    assert status == {
+        "retain-graph": ("fixed", None),
+        "recompute-forward": ("fixed", None),
+        "detach-before-backward": ("new_error", "pytorch/no-grad-fn"),
+        "no-grad-forward": ("new_error", "pytorch/no-grad-fn"),
+        "move-model-roundtrip": ("still_fails", "pytorch/backward-twice"),
+    }
+    for row in report["fixes"]:
+        assert row["status"] in {"fixed", "still_fails", "new_error", "not_applicable", "timeout"}
+        assert {"workaround", "status", "error", "seconds", "peak_memory_bytes"} <= set(row)
+
+
+def test_verify_with_a_fixed_version_human_report(sandbox_runner, knowledge_dir, tmp_path):
+    fixed = tmp_path / "fixed.py"
+    fixed.write_text(SEED.read_text().replace("loss.backward()\nloss.backward()",
+                                              "loss.backward(retain_graph=True)\nloss.backward()"))
+    proc = troubleshoot("verify", str(SEED), "--fixed", str(fixed), knowledge=knowledge_dir)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Original run: RuntimeError" in out
+    assert "Matched: pytorch/backward-twice" in out
+    table = out.split("Fixes tried (6):")[1].split("What each one changed:")[0]
+    lines = {patch: line for line in table.splitlines() for patch in line.split() if patch in (
+        "retain-graph", "move-model-roundtrip", "detach-before-backward")}
+    assert "fixed" in lines["retain-graph"] and "still_fails" in lines["move-model-roundtrip"]
+    assert "pytorch/no-grad-fn" in lines["detach-before-backward"]
+    assert "user-fixed" in out and "Your fixed version fixes it" in out.replace("\n", " ")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["verify", "no/such/file.py"], "snippet no/such/file.py: no such file"),
+    (["verify", str(SEED), "--fixed", "missing.py"], "--fixed missing.py: no such file"),
+    (["verify", str(SEED), "--queue"], "no broker configured"),
+])
+def test_bad_input_gets_a_clear_error(args, message):
+    proc = troubleshoot(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_empty_or_binary_file(tmp_path):
+    empty = tmp_path / "empty.py"
+    empty.write_text("\n")
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\xff\xfe\x00x = 1")
+    assert "the file is empty" in troubleshoot("verify", str(empty)).stderr
+    proc = troubleshoot("verify", str(binary))
+    assert proc.returncode == 2 and "not UTF-8 text" in proc.stderr

@@ -1,0 +1,198 @@
+"""verify_snippet end to end through the real sandbox: the seed's example, a snippet
+that does not fail, the asker's own fix, an error without an entry, an entry without
+patches, patches that do not apply, and a run that times out."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from bot.verify import verify_snippet
+
+DATA = Path(__file__).resolve().parent / "data"
+SEED = (DATA / "seed000_backward_twice.py").read_text()
+SEED_FIXED = SEED.replace("loss.backward()\nloss.backward()", "loss.backward(retain_graph=True)\nloss.backward()")
+CONTRACT_KEYS = {"reproduced", "exit_reason", "output", "error", "environment", "fixes"}
+FIX_KEYS = {"workaround", "status", "error", "seconds", "peak_memory_bytes"}
+
+
+@pytest.fixture(scope="module")
+def seed_report(sandbox_runner, kb):
+    stages = []
+    finished = []
+    others_done = threading.Event()
+
+    def runner(code, **options):
+        # Hold the first workaround's run back until the other four fixes have run, so
+        # that it finishes last: the report must still list the fixes in the entry's order.
+        if "retain_graph=True" in code:
+            others_done.wait(timeout=120)
+        result = sandbox_runner(code, **options)
+        finished.append(code)
+        if len(finished) == 5:  # the original and four fixes
+            others_done.set()
+        return result
+
+    report = verify_snippet(SEED, runner=runner, kb=kb, progress=lambda *a: stages.append(a))
+    return report, stages, finished
+
+
+def test_seed_reproduces_and_matches_backward_twice(seed_report):
+    report, _, _ = seed_report
+    assert CONTRACT_KEYS <= set(report)
+    assert report["reproduced"] is True
+    assert report["exit_reason"] == "error"
+    assert report["error"]["type"] == "RuntimeError"
+    assert report["error"]["entry_id"] == "pytorch/backward-twice"
+    assert report["confidence"] >= 0.9
+    assert report["environment"]["torch"].startswith("2.13")
+    assert any("seccomp" in limit for limit in report["limits"])  # it ran in the sandbox
+
+
+def test_seed_fixes_and_dead_ends(seed_report):
+    report, _, _ = seed_report
+    rows = {row["patch"]: row for row in report["fixes"]}
+    assert [r["patch"] for r in report["fixes"]] == ["retain-graph", "recompute-forward", "detach-before-backward",
+                                                      "no-grad-forward", "move-model-roundtrip"]
+    for row in report["fixes"]:
+        assert FIX_KEYS <= set(row)
+    assert rows["retain-graph"]["status"] == "fixed"
+    assert rows["recompute-forward"]["status"] == "fixed"
+    for dead_end in ("detach-before-backward", "no-grad-forward"):
+        assert rows[dead_end]["status"] == "new_error"
+        assert rows[dead_end]["error"]["entry_id"] == "pytorch/no-grad-fn"
+        assert rows[dead_end]["kind"] == "dead_end"
+    assert rows["move-model-roundtrip"]["status"] == "still_fails"
+    assert rows["move-model-roundtrip"]["error"]["entry_id"] == "pytorch/backward-twice"
+    assert all(row["as_expected"] for row in report["fixes"])
+    fixed = rows["retain-graph"]
+    assert fixed["seconds"] > 0 and fixed["peak_memory_bytes"] > 0
+    assert isinstance(fixed["memory_change"], float)
+    assert "+loss.backward(retain_graph=True)" in fixed["diff"]
+    assert "retain-graph fixes it" in report["summary"]
+    assert "detach-before-backward does not fix it: it raises pytorch/no-grad-fn instead" in report["summary"]
+
+
+def test_seed_runs_keep_their_order_and_report_progress(seed_report):
+    report, stages, finished = seed_report
+    assert "retain_graph=True" in finished[-1]  # it really finished last ...
+    assert report["fixes"][0]["patch"] == "retain-graph"  # ... and is still listed first
+    names = [s[0] for s in stages]
+    assert names[0] == "running original"
+    assert names[-1] == "done" and stages[-1][1] == stages[-1][2] == 6
+    assert {n for n in names if n.startswith("fix ")} == {
+        "fix 1 of 5: retain-graph", "fix 2 of 5: recompute-forward", "fix 3 of 5: detach-before-backward",
+        "fix 4 of 5: no-grad-forward", "fix 5 of 5: move-model-roundtrip"}
+    done_counts = [s[1] for s in stages]
+    assert done_counts == sorted(done_counts)
+
+
+def test_a_snippet_that_does_not_fail(sandbox_runner, kb):
+    report = verify_snippet(SEED_FIXED, runner=sandbox_runner, kb=kb, fixed_code=SEED_FIXED)
+    assert report["reproduced"] is False
+    assert report["exit_reason"] == "ok"
+    assert report["error"] is None
+    assert report["fixes"] == []
+    assert report["summary"].startswith("does not reproduce on torch 2.13")
+    assert "two backward passes done" in report["output"]
+
+
+def test_the_askers_fixed_version(sandbox_runner, kb):
+    still_broken = SEED.replace("loss.backward()\nloss.backward()", "loss.backward()\nloss.sum().backward()")
+    entry = kb.resolve("pytorch/backward-twice")
+    no_patches = _without_patches(kb, entry)
+    good = verify_snippet(SEED, fixed_code=SEED_FIXED, runner=sandbox_runner, kb=no_patches)
+    bad = verify_snippet(SEED, fixed_code=still_broken, runner=sandbox_runner, kb=no_patches)
+    assert [r["workaround"] for r in good["fixes"]] == ["user-fixed"]
+    assert good["fixes"][0]["status"] == "fixed"
+    assert bad["fixes"][0]["status"] == "still_fails"
+    assert "Your fixed version fixes it" in good["summary"]
+
+
+def _without_patches(kb, entry):
+    """The same knowledge, with `entry`'s patches taken away."""
+    stripped = dataclasses.replace(entry, workarounds=[dataclasses.replace(w, patch=None) for w in entry.workarounds],
+                                   dead_ends=[dataclasses.replace(d, patch=None) for d in entry.dead_ends])
+    return dataclasses.replace(kb, entries={**kb.entries, entry.id: stripped})
+
+
+def test_an_entry_without_a_mechanical_fix_gives_the_diagnosis(sandbox_runner, kb):
+    entry = kb.resolve("pytorch/backward-twice")
+    report = verify_snippet(SEED, runner=sandbox_runner, kb=_without_patches(kb, entry))
+    assert report["reproduced"] is True and report["fixes"] == []
+    assert report["diagnosis"] == entry.diagnosis["en"]
+    assert "no safe mechanical fix" in report["summary"]
+    assert "Find the tensor that lives across the two backward calls" in report["summary"]
+
+
+def test_an_error_without_an_entry(sandbox_runner, kb):
+    code = "def load(path):\n    raise ValueError('config file has no [train] section')\n\nload('x.toml')\n"
+    report = verify_snippet(code, runner=sandbox_runner, kb=kb)
+    assert report["reproduced"] is True
+    assert report["error"] == {"type": "ValueError", "message": "config file has no [train] section", "entry_id": None}
+    assert report["fixes"] == []
+    assert "matches no known entry" in report["summary"]
+
+
+def test_patches_that_do_not_apply_say_why(sandbox_runner, kb):
+    code = dedent("""\
+        import torch
+        w = torch.randn(2, requires_grad=True)
+        h = w.exp()
+        parts = [h.sum(), (h * 2).sum()]
+        parts[0].backward()
+        parts[1].backward()
+    """)
+    report = verify_snippet(code, runner=sandbox_runner, kb=kb)
+    rows = {row["patch"]: row for row in report["fixes"]}
+    assert rows["retain-graph"]["status"] == "fixed"
+    for name in ("recompute-forward", "no-grad-forward", "move-model-roundtrip"):
+        assert rows[name]["status"] == "not_applicable"
+        assert "`parts[1]`" in rows[name]["reason"]
+        assert rows[name]["seconds"] is None
+    assert rows["detach-before-backward"]["status"] == "new_error"
+
+
+def test_a_fix_that_runs_past_the_deadline_is_a_timeout(sandbox_runner, kb):
+    from bot.sandbox import Limits
+
+    sleeper = SEED_FIXED.replace('print("two backward passes done")', "import time\ntime.sleep(60)")
+    entry = kb.resolve("pytorch/backward-twice")
+    report = verify_snippet(SEED, fixed_code=sleeper, runner=sandbox_runner, kb=_without_patches(kb, entry),
+                            run_options={"limits": Limits(wall_seconds=8)})
+    assert report["reproduced"] is True
+    assert report["fixes"][0]["status"] == "timeout"
+
+
+def test_with_gpus_runs_go_one_per_gpu(sandbox_runner, kb):
+    lock = threading.Lock()
+    busy: set[str] = set()
+    clashes = []
+    used = []
+
+    def runner(code, **options):
+        # This machine has no GPU: note which one each run was given, run it on the CPU.
+        gpu = options.pop("gpu")
+        with lock:
+            clashes.extend([gpu] if gpu in busy else [])
+            busy.add(gpu)
+            used.append(gpu)
+        try:
+            return sandbox_runner(code, **options)
+        finally:
+            with lock:
+                busy.discard(gpu)
+
+    report = verify_snippet(SEED, runner=runner, kb=kb, gpus=["0", "1"])
+    assert clashes == []  # never two runs on one GPU
+    assert len(used) == 6 and set(used) == {"0", "1"}
+    assert [r["status"] for r in report["fixes"]] == ["fixed", "fixed", "new_error", "new_error", "still_fails"]
+
+
+def test_empty_snippet_is_refused(kb):
+    with pytest.raises(ValueError, match="empty"):
+        verify_snippet("   \n", kb=kb, runner=lambda code: None)
