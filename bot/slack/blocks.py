@@ -9,6 +9,7 @@ plain fallback `text` for notifications and screen readers.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from slack_sdk.models.blocks import (ActionsBlock, Block, ButtonElement, ContextBlock, DividerBlock,
@@ -261,14 +262,26 @@ def apology_message(ref: str, lang: str = "en") -> Message:
 
 # -- verification -------------------------------------------------------------------------
 
+_FIX_STAGE = re.compile(r"fix (\d+) of (\d+)(?::\s*(.*))?", re.IGNORECASE)
+
+
 def verification_progress(lang: str, stage: str, done: int, total: int) -> Message:
-    if stage in ("queued",):
+    """The status line while a verification runs. `stage` is what bot.verify reports:
+    "queued", "running original", "fix 2 of 4: <title>", "done"."""
+    fix = _FIX_STAGE.match(stage or "")
+    if fix:
+        step = t("verify_fix", lang, done=fix.group(1), total=fix.group(2))
+        if fix.group(3):
+            step += f": {escape(fix.group(3)[:200])}"
+    elif (stage or "").startswith("queued"):
         step = t("verify_queued", lang)
-    elif stage in ("original", "reproduce"):
-        step = t("verify_original", lang)
+    elif (stage or "").startswith("done"):
+        step = t("verify_finishing", lang)
     else:
-        step = t("verify_fix", lang, done=min(done + 1, total) if total else done, total=total)
+        step = t("verify_original", lang)
     text = f":hourglass_flowing_sand: {t('verify_running', lang)}: {step}"
+    if total:
+        text += f" ({done}/{total})"
     return Message(text=fallback(text), blocks=sections(text))
 
 
@@ -298,13 +311,15 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
     lines = []
     for fix in result.get("fixes") or []:
         status = fix.get("status") or "?"
-        name = titles.get(fix.get("workaround")) or fix.get("workaround") or "?"
+        name = fix.get("title") or titles.get(fix.get("workaround")) or fix.get("workaround") or "?"
         cost = []
         if isinstance(fix.get("seconds"), (int, float)):
             cost.append(f"{fix['seconds']:.1f}s")
         if isinstance(fix.get("peak_memory_bytes"), int) and fix["peak_memory_bytes"] > 0:
             cost.append(f"{fix['peak_memory_bytes'] / 2**20:.0f} MiB")
         line = f"{STATUS_EMOJI.get(status, '•')} *{escape(name)}*: {status_word(status, lang)}"
+        if fix.get("kind") == "dead_end":
+            line += f" _({t('dead_end_tag', lang)})_"
         if cost:
             line += f" ({', '.join(cost)})"
         if status in ("new_error", "still_fails") and fix.get("error"):
@@ -320,7 +335,8 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
         note = f" ({t('full_output', lang)})" if cut and file_attached else ""
         blocks += sections(f"*{t('output', lang)}*{note}\n{FENCE}\n{escape(excerpt)}\n{FENCE}")
     summary = head.replace("*", "") + " " + "; ".join(
-        f"{titles.get(f.get('workaround')) or f.get('workaround')}: {f.get('status')}" for f in result.get("fixes") or [])
+        f"{f.get('title') or titles.get(f.get('workaround')) or f.get('workaround')}: {f.get('status')}"
+        for f in result.get("fixes") or [])
     return Message(text=fallback(summary), blocks=blocks[:MAX_BLOCKS])
 
 

@@ -52,6 +52,8 @@ LABELS: dict[str, dict[str, str]] = {
     "verify_queued": {"en": "queued", "ko": "대기 중", "zh": "排队中"},
     "verify_original": {"en": "running the original", "ko": "원본 실행 중", "zh": "运行原始代码"},
     "verify_fix": {"en": "fix {done} of {total}", "ko": "해결책 {done}/{total}", "zh": "修复 {done}/{total}"},
+    "verify_finishing": {"en": "finishing", "ko": "마무리 중", "zh": "即将完成"},
+    "dead_end_tag": {"en": "a dead end from the answer", "ko": "답변의 막다른 길", "zh": "答案中的死胡同"},
     "verify_done": {"en": "Verification finished", "ko": "검증 완료", "zh": "验证完成"},
     "reproduced": {"en": "The error reproduces", "ko": "오류가 재현됩니다", "zh": "错误已复现"},
     "not_reproduced": {"en": "The snippet did not raise the error", "ko": "스니펫에서 오류가 재현되지 않았습니다",

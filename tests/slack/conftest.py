@@ -5,6 +5,7 @@ requests (slack_harness.py) and the bot served over a real socket, in this proce
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from dataclasses import dataclass
@@ -37,21 +38,38 @@ def fake_slack():
     fake.stop()
 
 
+# The Slack tests answer from a slice of the project's knowledge base: the entry the
+# seeds are about, the ones its dead ends lead to, and neighbours with similar words.
+# The whole base is the retrieval tests' subject; indexing it on every run would cost
+# minutes here.
+SLACK_TEST_ENTRIES = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom",
+                      "device-mismatch", "numpy-requires-grad")
+
+
 @pytest.fixture(scope="session")
 def answer_index(tmp_path_factory) -> str:
-    """One search index for the whole session (the real index of the project's
-    knowledge, built once); bot subprocesses get it through TROUBLESHOOT_INDEX_DIR."""
-    index_dir = str(tmp_path_factory.mktemp("index"))
-    previous = os.environ.get("TROUBLESHOOT_INDEX_DIR")
-    os.environ["TROUBLESHOOT_INDEX_DIR"] = index_dir
+    """Knowledge (a copy of the entries above) and its real search index, built once per
+    session; TROUBLESHOOT_KNOWLEDGE_DIR and TROUBLESHOOT_INDEX_DIR point this process
+    and the bot subprocesses at them."""
+    repo = Path(__file__).resolve().parents[2]
+    root = tmp_path_factory.mktemp("slack-kb")
+    entries = root / "knowledge" / "entries" / "pytorch"
+    entries.mkdir(parents=True)
+    for name in SLACK_TEST_ENTRIES:
+        shutil.copy(repo / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
+    index_dir = root / "index"
+    saved = {k: os.environ.get(k) for k in ("TROUBLESHOOT_KNOWLEDGE_DIR", "TROUBLESHOOT_INDEX_DIR")}
+    os.environ["TROUBLESHOOT_KNOWLEDGE_DIR"] = str(root / "knowledge")
+    os.environ["TROUBLESHOOT_INDEX_DIR"] = str(index_dir)
     from bot.retrieval.engine import get_engine
 
     get_engine()
-    yield index_dir
-    if previous is None:
-        os.environ.pop("TROUBLESHOOT_INDEX_DIR", None)
-    else:
-        os.environ["TROUBLESHOOT_INDEX_DIR"] = previous
+    yield str(index_dir)
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @dataclass

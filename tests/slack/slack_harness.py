@@ -149,8 +149,9 @@ def bot_env(fake, tmp_path: Path, *, database_url: str | None = None, index_dir:
         "DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'bot.db'}",
         "TROUBLESHOOT_VAR_DIR": str(tmp_path / "var"), "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1",
     })
-    if index_dir:
+    if index_dir:  # the answer_index fixture's index, and the knowledge it was built from
         env["TROUBLESHOOT_INDEX_DIR"] = index_dir
+        env["TROUBLESHOOT_KNOWLEDGE_DIR"] = os.environ["TROUBLESHOOT_KNOWLEDGE_DIR"]
     env.update(extra or {})
     return env
 

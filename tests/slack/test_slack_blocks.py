@@ -115,17 +115,18 @@ def test_compact_form_is_small():
 
 
 def test_verification_messages():
-    progress = rendered(verification_progress("en", "fix", 1, 3))
-    assert "fix 2 of 3" in progress["text"]
+    progress = rendered(verification_progress("en", "fix 2 of 3: retain_graph=True", 1, 4))
+    assert "fix 2 of 3: retain_graph=True (1/4)" in progress["text"]
+    assert "원본 실행 중" in rendered(verification_progress("ko", "running original", 0, 1))["text"]
     result = {"reproduced": True, "exit_reason": "error", "output": "line\n" * 100,
               "error": {"type": "RuntimeError", "message": "Trying to backward through the graph a second time",
                         "entry_id": "pytorch/backward-twice"},
               "fixes": [{"workaround": "w0", "status": "fixed", "error": None, "seconds": 1.5,
                          "peak_memory_bytes": 50 * 2**20},
                         {"workaround": "d1", "status": "new_error", "error": {"type": "RuntimeError"},
-                         "seconds": 1.1, "peak_memory_bytes": 0}]}
+                         "seconds": 1.1, "peak_memory_bytes": 0, "kind": "dead_end"}]}
     payload = rendered(verification_result(result, "en", titles={"w0": "Add the losses"}, file_attached=True))
     body = "\n".join(section_texts(payload))
     assert "Add the losses*: fixed (1.5s, 50 MiB)" in body
-    assert "d1*: new error" in body and "full output attached" in body
+    assert "d1*: new error _(a dead end from the answer)_" in body and "full output attached" in body
     assert body.count("line\n") == 15  # the excerpt: the last lines only

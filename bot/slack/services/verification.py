@@ -31,20 +31,16 @@ UPDATE_EVERY_S = 1.0  # chat.update is rate limited (about 50 a minute per chann
 
 
 class Executor(Protocol):
-    def submit(self, code: str, progress: Progress) -> dict: ...
+    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict: ...
 
 
 class LocalExecutor:
     """Runs the verification in this process (the embedded default)."""
 
-    def __init__(self, verify_fn: Callable[..., dict] | None = None):
-        self._verify = verify_fn
+    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict:
+        from bot.verify import verify_snippet  # imported on first use: it pulls in the sandbox
 
-    def submit(self, code: str, progress: Progress) -> dict:
-        if self._verify is None:
-            from bot.verify import verify_snippet  # imported on first use: it pulls in the sandbox
-            self._verify = verify_snippet
-        return self._verify(code, progress=progress)
+        return verify_snippet(code, progress=progress, lang=lang)
 
 
 class _StatusUpdater:
@@ -103,7 +99,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
     try:
         status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang) if status.ts else (lambda *a: None)
-        result = ctx.executor.submit(code, progress)
+        result = ctx.executor.submit(code, progress, lang=lang)
         output = result.get("output") or ""
         _, cut = output_excerpt(output)
         attached = False
