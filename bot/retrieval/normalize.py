@@ -13,10 +13,16 @@ import re
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
+PLACEHOLDERS = ("<path>", "<hex>", "<size>", "<shape>", "<ver>", "<dev>", "<num>")
+
 _RULES: list[tuple[re.Pattern, str]] = [
+    # A quoted path (as in `File "C:\Users\My Name\x.py"`) may hold spaces: keep the basename.
+    (re.compile(r"(?<=\")(?:[A-Za-z]:[\\/]|\\\\|~?/|\.{1,2}[\\/])[^\"\n]*[\\/][^\"\n]*(?=\")"), "path"),
     # Windows and POSIX paths with at least one separator: keep the basename.
     (re.compile(r"(?:[A-Za-z]:\\|\\\\)[^\s'\"<>|:*?]+"), "path"),
     (re.compile(r"(?<![\w.<])(?:~|\.{1,2})?/(?:[^\s/'\"(),:;]+/)+[^\s/'\"(),:;]*"), "path"),
+    # Network addresses (NCCL and c10d print host:port): an address like a pointer.
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b"), "<hex>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
     (re.compile(r"\b[0-9a-f]{12,}\b"), "<hex>"),
     # Memory sizes: "20.00 MiB", "1.5GB", "512 bytes".
@@ -53,3 +59,59 @@ def normalise_message(text: str) -> str:
         else:
             text = regex.sub(replacement, text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+# --- boilerplate -------------------------------------------------------------
+
+# Sentences PyTorch appends to many different errors. They say nothing about which
+# error it is, and shared by several entries' examples they drown the part that does
+# (a CUDA out-of-memory and an illegal memory access end with the same three lines).
+# Signatures still see the raw message; BM25 and embeddings see it without these.
+_BOILERPLATE = [
+    re.compile(r"CUDA kernel errors might be asynchronously reported at some other API call,\s*so the "
+               r"stacktrace below might be incorrect\.?", re.IGNORECASE),
+    re.compile(r"For debugging,? consider passing CUDA_LAUNCH_BLOCKING=\S*\.?", re.IGNORECASE),
+    re.compile(r"Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions\.?", re.IGNORECASE),
+    # C++ stack dumps: "Exception raised from f at file.cpp:12 (most recent call first):" and "frame #3: ..."
+    re.compile(r"Exception raised from \S+ at \S+ \(most recent call first\):?.*", re.IGNORECASE | re.DOTALL),
+    re.compile(r"^\s*frame #\d+:.*$", re.MULTILINE),
+]
+
+
+def strip_boilerplate(text: str) -> str:
+    for regex in _BOILERPLATE:
+        text = regex.sub(" ", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def normalise_for_search(text: str) -> str:
+    """What BM25 and the embedder see of an error: normalised, without boilerplate."""
+    return normalise_message(strip_boilerplate(text))
+
+
+# --- frames -------------------------------------------------------------------
+
+# Where an installed package starts inside a path: the part after it is stable
+# across machines (`torch/nn/modules/module.py` on Linux, Windows and Colab alike).
+_PACKAGE_ROOT = re.compile(r"(?:site-packages|dist-packages|lib[\\/]python\d[\d.]*)[\\/]", re.IGNORECASE)
+_NOTEBOOK_FILE = re.compile(r"^<ipython-input-\d+-[0-9a-f]+>$|^(?:/tmp/)?ipykernel_\d+[\\/]\d+\.py$|^Cell In\[\d+\]$")
+
+
+def normalise_frame_path(path: str) -> str:
+    """A stable name for a frame's file: the package-relative path for installed code
+    (`torch/autograd/__init__.py`), `<notebook>` for a notebook cell, else the basename."""
+    path = path.strip().strip('"')
+    if _NOTEBOOK_FILE.match(path) or path.startswith("<ipython-input"):
+        return "<notebook>"
+    parts = _PACKAGE_ROOT.split(path)
+    if len(parts) > 1:
+        return parts[-1].replace("\\", "/")
+    # A source checkout of torch (`.../pytorch/torch/nn/functional.py`).
+    m = re.search(r"[\\/](torch[\\/].+)$", path)
+    if m:
+        return m.group(1).replace("\\", "/")
+    return _PATH_KEEP_BASENAME.split(path.rstrip("\\/"))[-1] or "<path>"
+
+
+def is_torch_path(path: str) -> bool:
+    return normalise_frame_path(path).startswith(("torch/", "torchvision/", "torchaudio/", "torch_"))

@@ -1,0 +1,37 @@
+"""Answer a pasted error: the entry it is, its root cause, ranked workarounds, dead ends
+and sources, in the asker's language.
+
+    from bot.answer import answer
+    answer("RuntimeError: CUDA out of memory ...", lang=None, top=3)
+    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (see ../shared/DESIGN.md)
+
+Raises `InputError` (a ValueError) for input that cannot be answered (empty, binary),
+and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
+"""
+
+from __future__ import annotations
+
+from bot.answer.rates import Rate, RateSource, get_rate_source, set_rate_source
+from bot.retrieval.clean import InputError
+from bot import settings
+
+__all__ = ["answer", "answer_result", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
+
+
+def answer(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid") -> dict:
+    return answer_result(text, lang=lang, top=top, retriever=retriever)[0]
+
+
+def answer_result(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid"):
+    """(the ask JSON, the SearchResult behind it) for callers that render more."""
+    from bot.answer.build import answer_dict
+    from bot.retrieval.engine import get_engine
+
+    if lang is not None and lang not in settings.LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(settings.LANGUAGES)}")
+    if top < 1:
+        raise ValueError(f"top must be at least 1, got {top}")
+    engine = get_engine()
+    result = engine.search(text, top=max(top, 3), retriever=retriever)
+    language = lang or result.query.language
+    return answer_dict(result, engine.kb, language, top, get_rate_source()), result

