@@ -25,7 +25,7 @@ from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings, redact_url
 from bot.jobs.state import JobState, client_for
 from bot.jobs.verification import check_snippet
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.1
 OUTAGE_GRACE_SECONDS = 5.0  # how long the broker may be unreachable while we wait
 HEARTBEAT_MISSING_SECONDS = 2.0  # a running job without a heartbeat for this long is lost
 BROKER_ERRORS = (KombuError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
