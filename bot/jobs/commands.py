@@ -126,7 +126,7 @@ def verify_queued(args) -> int:
     except ConfigError as exc:
         return _fail(prog, str(exc))
     if not settings.redis_url:
-        return _fail(prog, "REDIS_URL is not set: point it at the broker a worker listens on "
+        return _fail(prog, "no broker configured: REDIS_URL is not set; point it at the broker a worker listens on "
                            "(e.g. redis://localhost:6379/0), or run without --queue to verify here")
     try:
         code = read_snippet(args.file, "snippet")

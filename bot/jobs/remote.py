@@ -109,8 +109,7 @@ class CeleryJob:
         beat = self._last_beat or {}
         who = beat.get("name") or beat.get("hostname") or "its worker"
         self._ex.app.backend.mark_as_failure(self.id, WorkerLostError(
-            f"{who} stopped sending heartbeats while running it (killed, or its machine went away); "
-            "the job is not started again"))
+            f"{who} stopped sending heartbeats while running it (killed, or its machine went away)"))
 
     # --- waiting ----------------------------------------------------------------------------
 

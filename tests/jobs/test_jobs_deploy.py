@@ -152,7 +152,8 @@ def test_postgres_service_command_is_there():
 def test_gpu_worker_service_starts_with_its_compose_environment(compose, redis_url, sandbox_ok, tmp_path):
     svc = compose["services"]["gpu-worker"]
     env = service_env(svc, {})
-    assert env.pop("REDIS_URL") == "redis://redis:6379/0"
+    assert env.pop("REDIS_URL") == "redis://redis:6379/0"  # the compose project's own broker by default
+    assert service_env(svc, {"WORKER_REDIS_URL": "redis://gpu-host:6379/1"})["REDIS_URL"] == "redis://gpu-host:6379/1"
     env = {k: v for k, v in env.items() if v}  # unset ones take the code's defaults
     worker = Worker(redis_url, tmp_path, extra_env=env)
     try:
