@@ -57,8 +57,7 @@ class CeleryJob:
             self._cursor += 1
             self._progress(event["stage"], event["done"], event["total"])
         status = meta.get("status")
-        if status == states.SUCCESS:
-            self._poll_events_once_more()
+        if status == states.SUCCESS:  # its events were all pushed before the result was stored
             return meta["result"]
         if status in states.EXCEPTION_STATES:
             return self._failure(status, meta.get("result"))
@@ -68,11 +67,6 @@ class CeleryJob:
             self._missing_since = None
         self._last_status = status
         return None
-
-    def _poll_events_once_more(self) -> None:
-        for event in self._ex.state.events_since(self.id, self._cursor):
-            self._cursor += 1
-            self._progress(event["stage"], event["done"], event["total"])
 
     def _failure(self, status: str, exc) -> dict:
         name = type(exc).__name__

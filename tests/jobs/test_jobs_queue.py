@@ -118,3 +118,23 @@ def test_verify_queue_without_redis_url_says_so(tmp_path):
     out = subprocess.run([sys.executable, "-m", "bot.cli", "verify", str(snippet), "--queue"], cwd=REPO, env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "REDIS_URL is not set" in out.stderr
+
+
+def test_the_job_budget_cuts_each_sandbox_run(sandbox_ok):
+    """TROUBLESHOOT_JOB_SECONDS bounds the whole job: a run never gets more than what is
+    left of it, and a run that would start after it is not started."""
+    import time
+
+    from bot.jobs.settings import JobSettings
+    from bot.jobs.verification import BudgetRunner
+
+    executor = LocalExecutor(JobSettings.from_env({"TROUBLESHOOT_JOB_SECONDS": "3"}), gpus=[])
+    report = executor.verify("while True:\n    pass\n", timeout=60)
+    executor.shutdown()
+    assert report["exit_reason"] == "timeout"
+    [wall] = [line for line in report["limits"] if line.startswith("wall clock ")]
+    assert 0 < float(wall.split()[2]) <= 3, wall  # not the sandbox's default 60 s
+
+    spent = BudgetRunner(time.monotonic() - 1)("print('never runs')")
+    assert spent.exit_reason == "timeout" and spent.output == ""
+    assert "time budget" in spent.notes[0]
