@@ -122,6 +122,8 @@ class Worker:
         self.name = f"test-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
         self.log_path = log_dir / f"{self.name.split('@')[0]}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TROUBLESHOOT_"))}
+        if os.environ.get("TROUBLESHOOT_KNOWLEDGE_DIR"):  # the same knowledge as this process's local executor
+            env["TROUBLESHOOT_KNOWLEDGE_DIR"] = os.environ["TROUBLESHOOT_KNOWLEDGE_DIR"]
         env.update(TEST_ENV)
         env.update({"REDIS_URL": url, "TROUBLESHOOT_WORKER_NAME": self.name, "PYTHONPATH": str(REPO),
                     "PYTHONUNBUFFERED": "1"})
