@@ -67,3 +67,32 @@ def test_gpus_come_from_device_nodes(tmp_path):
     assert [gpu_for_slot(gpus, k) for k in range(4)] == ["0", "1", "10", "0"]
     assert detect_gpus(str(tmp_path / "empty")) == []
     assert gpu_for_slot([], 0) is None
+
+
+@pytest.mark.parametrize("env, args, message", [
+    ({}, [], "REDIS_URL is not set"),
+    ({"REDIS_URL": "redis://127.0.0.1:1/0"}, ["--concurrency", "0"], "--concurrency must be at least 1"),
+    ({"REDIS_URL": "redis://127.0.0.1:1/0", "TROUBLESHOOT_JOB_SECONDS": "soon"}, [], "TROUBLESHOOT_JOB_SECONDS"),
+])
+def test_worker_refuses_bad_settings_with_a_reason(env, args, message):
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    full = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("TROUBLESHOOT_")}
+    full.update(env, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-m", "bot.cli", "worker", *args], cwd=REPO, env=full,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_compose_stop_grace_covers_the_hard_limit():
+    import yaml
+
+    from .conftest import REPO
+
+    grace = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]["gpu-worker"]["stop_grace_period"]
+    seconds = int(grace[:-1]) * {"s": 1, "m": 60}[grace[-1]]
+    assert seconds >= JobSettings(None).time_limit
