@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from bot.sandbox import cgroups
+from bot.sandbox import Sandbox, cgroups
 from bot.sandbox.limits import MiB
 
 from .sandbox_helpers import LIMITS, host_processes_with, limits, show
@@ -124,3 +125,30 @@ def test_fallback_process_limit_holds_without_cgroups(sandbox_without_cgroups):
     assert r.exit_reason == "ok", show(r)
     assert "BlockingIOError" in r.output, r.output
     assert int(r.output.split()[2]) < 20
+
+
+def test_leftovers_of_a_dead_worker_are_swept(sandbox, run_dir_base, cgroup_group):
+    backend = sandbox.cgroup_backend
+    if backend.version is None:
+        pytest.skip("no cgroups here")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale, live = f"run-{dead.pid}-deadbeef0000", f"run-{os.getpid()}-feedface0000"
+    for parent in backend.parents.values():
+        os.mkdir(os.path.join(parent, stale))
+        os.mkdir(os.path.join(parent, live))
+    stale_dir = run_dir_base / f"troubleshoot-run-{dead.pid}-x1"
+    live_dir = run_dir_base / f"troubleshoot-run-{os.getpid()}-x2"
+    stale_dir.mkdir()
+    (stale_dir / "result.json").write_text("{}")
+    live_dir.mkdir()
+    try:
+        Sandbox(run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)  # sweeps on start
+        for parent in backend.parents.values():
+            assert not os.path.exists(os.path.join(parent, stale))
+            assert os.path.exists(os.path.join(parent, live))
+        assert not stale_dir.exists() and live_dir.exists()
+    finally:
+        for parent in backend.parents.values():
+            os.rmdir(os.path.join(parent, live))
+        live_dir.rmdir()

@@ -144,5 +144,5 @@ def is_module_call(s: Snippet, call: cst.Call, models: set[str]) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "forward":
         func = func.value
     if isinstance(func, cst.Name):
-        return func.value in models or (s.is_variable(func.value) and func.value not in s._bound_otherwise)
+        return func.value in models or (s.is_variable(func.value) and not s.is_definition(func.value))
     return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
