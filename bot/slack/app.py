@@ -112,6 +112,9 @@ class WorkPool(ThreadPoolExecutor):
 class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The stdlib's listen backlog is 5: a burst of Slack events overflows it and the
+    # kernel drops connections (Slack sees timeouts and retries). Take a real burst.
+    request_queue_size = 512
 
 
 class _QuietHandler(WSGIRequestHandler):

@@ -69,3 +69,25 @@ def test_korean_and_chinese_mentions_are_answered_in_their_language(bot, fake_sl
     assert "근본 원인" in ko and "pytorch/backward-twice" in ko
     assert "根本原因" in zh and "pytorch/backward-twice" in zh
     assert fake_slack.violations == []
+
+
+def test_what_reaches_retrieval_decodes_to_exactly_what_the_user_typed(bot_factory, fake_slack):
+    """Slack escapes & < > once; the bot and retrieval's cleaning must undo that once, not
+    twice: a user who typed `&lt;` literally keeps those four characters."""
+    from bot.answer import answer
+    from bot.retrieval.clean import clean
+
+    received = []
+
+    def recording_answer(text, lang=None, top=3):
+        received.append(text)
+        return answer(text, lang=lang, top=top)
+
+    bot = bot_factory(answer_fn=recording_answer)
+    typed = 'if a < b && c > d: print("&lt;")\n' + ERROR
+    sent = typed.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # as Slack sends it
+    bot.sender.event(mention(sent, ts="1700000300.000100"))
+    assert bot.ctx.work_pool.wait_idle(60)
+    [text] = received
+    assert clean(text).text == typed
+    assert "pytorch/backward-twice" in json.dumps(fake_slack.bodies("chat.postMessage")[0]["blocks"])

@@ -80,7 +80,8 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     try:
         # answer() takes text as Slack sends it and decodes entities itself; our text is
         # already decoded, so escape it back: every entity is decoded exactly once.
-        result = ctx.answer_fn(escape(text), lang=lang, top=3)
+        with ctx.answer_slots:
+            result = ctx.answer_fn(escape(text), lang=lang, top=3)
     except ValueError as exc:  # bot.answer.InputError: binary or empty input, said plainly
         return post(ctx.client, q.where, [text_message(str(exc))])
     lang = result.get("language") or lang or "en"

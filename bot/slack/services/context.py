@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Executor
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Callable
 
 from slack_sdk import WebClient
@@ -51,3 +52,7 @@ class BotContext:
     ready: bool = False                     # the answer index is loaded (see app.warm_up)
     work_pool: Executor | None = None       # bolt's listeners and lazy functions
     verify_pool: Executor | None = None     # verification runs, apart so they never hold up answers
+    # Retrieval is CPU-bound: more searches at once than cores only slows every one of them
+    # (and the acks) down, while the work threads may wait on Slack as long as they like.
+    answer_slots: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(max(1, os.cpu_count() or 1)))
