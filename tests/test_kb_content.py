@@ -6,8 +6,7 @@ import json
 
 from bot.cli import main
 from bot.kb.loader import load_knowledge
-from bot.settings import LANGUAGES
-from conftest import REPO
+from bot.settings import LANGUAGES, REPO_ROOT as REPO
 
 
 def required_ids() -> list[str]:

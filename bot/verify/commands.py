@@ -34,9 +34,9 @@ def read_snippet(path: str, what: str) -> str:
 
 def verify(args) -> int:
     if getattr(args, "queue", False):
-        print(f"{PROG} --queue: no broker configured: running through the job queue is not part of this build yet; "
-              "run without --queue to verify in the local sandbox", file=sys.stderr)
-        return 2
+        from bot.jobs.commands import verify_queued  # submit through the broker, wait for the report
+
+        return verify_queued(args)
     try:
         code = read_snippet(args.file, "snippet")
         fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None

@@ -1,0 +1,84 @@
+"""The embedded default: verification jobs on a thread pool in this process.
+
+One job per GPU at a time (each job gets a free GPU from a queue), or one job at a
+time on a machine without GPUs; each job itself runs its fixes in parallel (see
+bot.verify). The sandbox runs are subprocesses, so threads are enough here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from bot.jobs.executor import JobFailed, JobTimeout, Progress
+from bot.jobs.gpus import detect_gpus
+from bot.jobs.settings import JobSettings
+from bot.jobs.verification import check_snippet, run_verification, worker_info
+
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    pass
+
+
+class LocalJob:
+    def __init__(self, job_id: str, future: Future):
+        self.id = job_id
+        self._future = future
+
+    def result(self, timeout: float | None = None) -> dict:
+        try:
+            return self._future.result(timeout)
+        except FutureTimeout:
+            raise JobTimeout(f"verification job {self.id} gave no report within {timeout:g} s") from None
+
+    def done(self) -> bool:
+        return self._future.done()
+
+
+class LocalExecutor:
+    name = "local"
+
+    def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None):
+        self.settings = settings or JobSettings.from_env()
+        self.gpus = detect_gpus() if gpus is None else list(gpus)
+        slots = self.settings.concurrency or max(1, len(self.gpus))
+        self._free_gpus: queue.SimpleQueue = queue.SimpleQueue()
+        for gpu in itertools.islice(itertools.cycle(self.gpus), slots if self.gpus else 0):
+            self._free_gpus.put(gpu)
+        self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="verify-job")
+        self._runner = runner
+        self._lock = threading.Lock()
+
+    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None) -> LocalJob:
+        check_snippet(code)
+        if fixed_code is not None:
+            check_snippet(fixed_code, "fixed version")
+        progress = progress or _quiet
+        job_id = uuid.uuid4().hex
+        progress("queued", 0, 0)
+        return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress))
+
+    def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               timeout: float | None = None) -> dict:
+        return self.submit(code, progress, fixed_code=fixed_code).result(timeout)
+
+    def _run(self, job_id: str, code: str, fixed_code: str | None, progress: Progress) -> dict:
+        gpu = self._free_gpus.get() if self.gpus else None
+        try:
+            report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
+                                      job_seconds=self.settings.job_seconds, runner=self._runner,
+                                      info=worker_info(gpu, executor="local"))
+        except Exception as exc:  # a bug in verification, not in the snippet
+            raise JobFailed(f"the verification failed ({type(exc).__name__}: {exc})") from exc
+        finally:
+            if gpu is not None:
+                self._free_gpus.put(gpu)
+        report["job"] = {"id": job_id, "executor": self.name}
+        return report
+
+    def shutdown(self, wait: bool = True) -> None:
+        self._pool.shutdown(wait=wait)

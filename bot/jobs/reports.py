@@ -1,0 +1,33 @@
+"""Reports for jobs that ended without a verification: the worker was lost, or the
+job went over its time limit. They have the keys of the `troubleshoot verify --json`
+report, so the bot and the CLI show them like any other, and say what happened in
+`summary`."""
+
+from __future__ import annotations
+
+from bot.jobs.settings import JobSettings
+
+
+def _empty(exit_reason: str, summary: str, worker: dict | None) -> dict:
+    return {
+        "reproduced": False,
+        "exit_reason": exit_reason,
+        "output": "",
+        "error": None,
+        "environment": {"worker": worker or {}},
+        "fixes": [],
+        "summary": summary,
+    }
+
+
+def worker_lost_report(job_id: str, detail: str, *, worker: dict | None = None, starts: int | None = None) -> dict:
+    tries = f" It was started {starts} time(s) and is not started again." if starts else ""
+    report = _empty("killed", f"worker lost: {detail.rstrip('.')}.{tries}", worker)
+    report["worker_lost"] = True
+    report["job"] = {"id": job_id, "executor": "celery", "attempt": starts}
+    return report
+
+
+def over_time_report(settings: JobSettings, worker: dict | None) -> dict:
+    return _empty("timeout", f"the job went over its time limit ({settings.soft_time_limit:g} s; "
+                             f"its sandbox runs had {settings.job_seconds:g} s in all)", worker)

@@ -1,0 +1,1 @@
+"""What the listeners call: message parsing, file fetching, answering, verification."""

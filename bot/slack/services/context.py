@@ -1,0 +1,58 @@
+"""Everything a listener needs, built once at start-up (see bot/slack/app.py)."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Executor
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from slack_sdk import WebClient
+
+from bot.store import Store
+
+
+@dataclass
+class SlackSettings:
+    bot_token: str
+    signing_secret: str = ""
+    app_token: str = ""
+    api_url: str | None = None
+    auto_channels: frozenset[str] = frozenset()
+    max_file_bytes: int = 512 * 1024
+    answer_bots: bool = False               # answer other bots' messages too (never our own)
+    verify_threads: int = 2                 # verifications running at once in this process
+
+    @classmethod
+    def from_env(cls) -> "SlackSettings":
+        channels = os.environ.get("TROUBLESHOOT_AUTO_CHANNELS", "")
+        return cls(
+            bot_token=os.environ.get("SLACK_BOT_TOKEN", ""),
+            signing_secret=os.environ.get("SLACK_SIGNING_SECRET", ""),
+            app_token=os.environ.get("SLACK_APP_TOKEN", ""),
+            api_url=os.environ.get("SLACK_API_URL") or None,
+            auto_channels=frozenset(c.strip() for c in channels.split(",") if c.strip()),
+            max_file_bytes=int(os.environ.get("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024)),
+            answer_bots=os.environ.get("TROUBLESHOOT_ANSWER_BOTS", "").lower() in ("1", "true", "yes"),
+            verify_threads=int(os.environ.get("TROUBLESHOOT_VERIFY_THREADS", 2)),
+        )
+
+
+@dataclass
+class BotContext:
+    settings: SlackSettings
+    client: WebClient
+    store: Store
+    answer_fn: Callable[..., dict]          # bot.answer.answer(text, lang=None, top=3)
+    executor: object                        # services.verification.Executor
+    bot_user_id: str | None = None
+    bot_id: str | None = None
+    team_id: str | None = None
+    ready: bool = False                     # the answer index is loaded (see app.warm_up)
+    work_pool: Executor | None = None       # bolt's listeners and lazy functions
+    verify_pool: Executor | None = None     # verification runs, apart so they never hold up answers
+    # Retrieval is CPU-bound: more searches at once than cores only slows every one of them
+    # (and the acks) down, while the work threads may wait on Slack as long as they like.
+    answer_slots: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(max(1, os.cpu_count() or 1)))

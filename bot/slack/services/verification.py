@@ -1,0 +1,132 @@
+"""Verify the fixes of an answer on the asker's snippet, from a Slack button.
+
+The run goes through an executor: `submit(code, progress) -> result`, where
+`progress(stage, done, total)` reports each step and the result is the
+`troubleshoot verify --json` document. LocalExecutor runs bot.verify in this
+process; a queue-backed executor (Celery, issue on workers) slots in beside it.
+
+What must hold: one running verification per user (a lock row in the store, so a
+double click or a second bot process starts nothing twice); a status message that
+moves as the runs progress; the final per-fix statuses with a short output excerpt,
+the full output as a file when it is long.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from functools import partial
+from typing import Callable, Protocol
+
+from bot.slack.blocks import apology_message, output_excerpt, verification_progress, verification_result
+from bot.slack.services.context import BotContext
+from bot.slack.services.errors import log_failure
+from bot.slack.services.slack_api import Where, post, update
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+UPDATE_EVERY_S = 1.0  # chat.update is rate limited (about 50 a minute per channel)
+
+
+class Executor(Protocol):
+    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict: ...
+
+
+class LocalExecutor:
+    """Runs the verification in this process (the embedded default)."""
+
+    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict:
+        from bot.verify import verify_snippet  # imported on first use: it pulls in the sandbox
+
+        return verify_snippet(code, progress=progress, lang=lang)
+
+
+class _StatusUpdater:
+    """Turns progress callbacks into chat.update calls, at most one a second; the
+    last state is always shown by the final update."""
+
+    def __init__(self, ctx: BotContext, channel: str, ts: str, lang: str):
+        self.ctx, self.channel, self.ts, self.lang = ctx, channel, ts, lang
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._last < UPDATE_EVERY_S:
+                return
+            self._last = now
+        try:
+            update(self.ctx.client, self.channel, self.ts, [verification_progress(self.lang, stage, done, total)])
+        except Exception as exc:  # noqa: BLE001 - a missed progress update must not stop the run
+            log.warning("progress update failed: %s", type(exc).__name__)
+
+
+def workaround_titles(answer: dict | None) -> dict[str, str]:
+    titles = {}
+    for match in (answer or {}).get("matches") or []:
+        for w in match.get("workarounds") or []:
+            if w.get("id"):
+                titles[w["id"]] = w.get("title") or w["id"]
+    return titles
+
+
+def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where,
+                       lang: str, answer: dict | None = None) -> bool:
+    """Start a verification on the verification pool; False (and nothing started) when
+    this user already has one running, in this process or another sharing the store."""
+    if not ctx.store.lock_verification(user_hash, answer_id):
+        return False
+    job = partial(_run_locked, ctx, code=code, user_hash=user_hash, answer_id=answer_id, where=where, lang=lang,
+                  answer=answer)
+    try:
+        if ctx.verify_pool is not None:
+            ctx.verify_pool.submit(job)
+        else:
+            job()
+    except RuntimeError:  # the pool is shutting down
+        ctx.store.unlock_verification(user_hash)
+        raise
+    return True
+
+
+def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where, lang: str,
+                answer: dict | None) -> None:
+    """Run one verification and report it in Slack; the user's lock is released at the end."""
+    status = None
+    try:
+        status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
+        progress = _StatusUpdater(ctx, status.channel, status.ts, lang) if status.ts else (lambda *a: None)
+        result = ctx.executor.submit(code, progress, lang=lang)
+        output = result.get("output") or ""
+        _, cut = output_excerpt(output)
+        attached = False
+        if cut and status.channel:
+            try:
+                ctx.client.files_upload_v2(channel=status.channel, thread_ts=where.thread_ts or status.ts,
+                                           content=output, filename="verification-output.txt",
+                                           title="verification output")
+                attached = True
+            except Exception as exc:  # noqa: BLE001 - the summary still goes out
+                log.warning("uploading the full output failed: %s", type(exc).__name__)
+        final = verification_result(result, lang, titles=workaround_titles(answer), file_attached=attached)
+        if status.ts:
+            update(ctx.client, status.channel, status.ts, [final])
+        else:
+            post(ctx.client, where, [final])
+        log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, result.get("reproduced"),
+                 [f.get("status") for f in result.get("fixes") or []])
+    except Exception as exc:  # noqa: BLE001 - every failure reaches the user
+        ref = log_failure("verification", exc)
+        apology = apology_message(ref, lang)
+        try:
+            if status is not None and status.ts:
+                update(ctx.client, status.channel, status.ts, [apology])
+            else:
+                post(ctx.client, where, [apology])
+        except Exception as inner:  # noqa: BLE001
+            log_failure("apology after a failed verification", inner)
+    finally:
+        ctx.store.unlock_verification(user_hash)

@@ -1,0 +1,89 @@
+"""Engine and schema upgrades.
+
+`DATABASE_URL` picks the database (any SQLAlchemy URL, e.g.
+`postgresql+psycopg://user@host/db`); by default an SQLite file under
+settings.var_dir(). `migrate()` applies the Alembic revisions in
+bot/store/migrations; several processes may start at once, so upgrades run under a
+lock (a file lock for SQLite, an advisory lock for PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+
+from bot import settings
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_PG_LOCK_ID = 0x7472626C  # an arbitrary constant naming "our" advisory lock
+
+
+def database_url() -> str:
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url:
+        # Hosting platforms hand out postgres:// URLs; SQLAlchemy wants a driver name.
+        for prefix in ("postgres://", "postgresql://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix):]
+        return url
+    path = settings.var_dir() / "troubleshoot.db"
+    return f"sqlite:///{path}"
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = url or database_url()
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_conn, _record):
+        # WAL lets readers and one writer work at once across processes; foreign
+        # keys are off by default in SQLite.
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    return engine
+
+
+@contextlib.contextmanager
+def _migration_lock(engine: Engine, conn):
+    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+        lock_path = Path(engine.url.database + ".migrate.lock")
+        with open(lock_path, "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    elif engine.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_lock(:id)"), {"id": _PG_LOCK_ID})
+        try:
+            yield
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": _PG_LOCK_ID})
+    else:
+        yield
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest revision (a no-op when it is there already)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.connect() as conn, _migration_lock(engine, conn):
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+        conn.commit()

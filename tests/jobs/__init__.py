@@ -1,0 +1,1 @@
+"""Job queue tests (a package, so its conftest does not shadow tests/conftest.py)."""

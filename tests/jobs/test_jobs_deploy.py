@@ -1,0 +1,214 @@
+"""docker-compose.yml, the Dockerfiles and .env.example, checked without a Docker
+engine: the file's structure, every setting documented, the GPU reservation, no
+Slack secrets on the worker; and each service started as the plain command it runs
+in its container (redis-server, postgres, `troubleshoot worker`, `troubleshoot
+serve --http`), with the environment the compose file gives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import REPO, PrivateRedis, Worker, free_port, wait_for
+
+COMPOSE = REPO / "docker-compose.yml"
+ENV_EXAMPLE = REPO / ".env.example"
+VAR = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}")
+SETTING = re.compile(r"\"((?:TROUBLESHOOT|SLACK)_[A-Z0-9_]+|REDIS_URL|DATABASE_URL)\"")
+# The command each service runs, as a plain command on a machine without Docker.
+SERVICE_COMMANDS = {
+    "redis": "redis-server",
+    "postgres": "postgres",
+    "bot": "troubleshoot serve --http",
+    "gpu-worker": "troubleshoot worker",
+}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def documented() -> set[str]:
+    return set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]*)=", ENV_EXAMPLE.read_text(), re.M))
+
+
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's ${VAR}, ${VAR:-default} and ${VAR:?error}; $$ is a literal $."""
+    def one(m: re.Match) -> str:
+        name, op, arg = m.group(1), m.group(2), m.group(3)
+        have = env.get(name)
+        if op and op.endswith("-") and not have:
+            return arg
+        if op and op.endswith("?") and not have:
+            raise AssertionError(f"{name} is required: {arg}")
+        return have or ""
+
+    return VAR.sub(one, value).replace("$$", "$")
+
+
+def service_env(service: dict, env: dict[str, str]) -> dict[str, str]:
+    raw = service.get("environment") or {}
+    if isinstance(raw, list):
+        raw = dict(item.split("=", 1) for item in raw)
+    return {k: interpolate(str(v), env) for k, v in raw.items() if v is not None}
+
+
+# --- the file ----------------------------------------------------------------------------
+
+def test_services_and_their_builds(compose):
+    services = compose["services"]
+    assert set(services) == set(SERVICE_COMMANDS)
+    for name, svc in services.items():
+        assert "image" in svc or "build" in svc, f"{name}: neither image nor build"
+        build = svc.get("build")
+        if build:
+            context = REPO / (build if isinstance(build, str) else build.get("context", "."))
+            dockerfile = context / (build.get("dockerfile", "Dockerfile") if isinstance(build, dict) else "Dockerfile")
+            assert dockerfile.is_file(), f"{name}: {dockerfile} does not exist"
+            for line in dockerfile.read_text().splitlines():  # what it copies in must exist
+                if line.startswith("COPY ") and "--from" not in line:
+                    for src in line.split()[1:-1]:
+                        assert (context / src).exists(), f"{name}: {dockerfile.name} copies missing {src}"
+        assert svc.get("healthcheck", {}).get("test"), f"{name}: no healthcheck"
+
+
+def test_every_setting_is_documented(compose):
+    known = documented()
+    referenced = set(VAR.findall(COMPOSE.read_text()))
+    missing = {name for name, _, _ in referenced} - known
+    assert not missing, f"used in docker-compose.yml but not in .env.example: {sorted(missing)}"
+    read_by_code = set()
+    for path in (REPO / "bot").rglob("*.py"):
+        read_by_code |= set(SETTING.findall(path.read_text(encoding="utf-8")))
+    missing = read_by_code - known
+    assert not missing, f"read by the code but not in .env.example: {sorted(missing)}"
+
+
+def test_gpu_worker_reserves_gpus_and_holds_no_slack_secret(compose):
+    worker = compose["services"]["gpu-worker"]
+    devices = worker["deploy"]["resources"]["reservations"]["devices"]
+    assert any(d.get("driver") == "nvidia" and "gpu" in d.get("capabilities", []) for d in devices)
+    env = worker.get("environment") or {}
+    names = env if isinstance(env, dict) else [e.split("=", 1)[0] for e in env]
+    assert not [n for n in names if n.startswith("SLACK_")]
+    assert "env_file" not in worker  # an env_file would hand it the whole .env, secrets included
+    assert not [line for line in (REPO / "docker" / "worker.Dockerfile").read_text().splitlines()
+                if "SLACK_" in line and not line.lstrip().startswith("#")]
+    # What bwrap needs in a container (see the README).
+    assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= set(worker["security_opt"])
+
+
+def test_volumes_for_the_index_and_the_store(compose):
+    declared = set(compose["volumes"])
+    mounts = {name: [v.split(":")[:2] for v in svc.get("volumes", [])] for name, svc in compose["services"].items()}
+    assert ["index", "/data/index"] in mounts["bot"]
+    assert ["postgres-data", "/var/lib/postgresql/data"] in mounts["postgres"]
+    for name, pairs in mounts.items():
+        for src, _ in pairs:
+            assert src.startswith("/") or src in declared, f"{name}: volume {src} is not declared"
+    bot_env = compose["services"]["bot"]["environment"]
+    assert bot_env["DATABASE_URL"].startswith("postgresql+psycopg://") and "@postgres:" in bot_env["DATABASE_URL"]
+
+
+def test_commands_match_the_services(compose):
+    for name, command in SERVICE_COMMANDS.items():
+        svc = compose["services"][name]
+        if "command" in svc:
+            assert " ".join(svc["command"]).startswith(command), (name, svc["command"])
+        else:  # the image's own command (postgres)
+            assert svc["image"].startswith(command)
+
+
+# --- the services as plain commands ----------------------------------------------------------
+
+def test_redis_service_starts(tmp_path):
+    server = PrivateRedis(tmp_path)  # skips where redis-server is missing
+    try:
+        import redis
+
+        assert redis.Redis.from_url(server.url).ping()
+    finally:
+        server.stop()
+
+
+def test_postgres_service_command_is_there():
+    exe = shutil.which("postgres")
+    if exe is None:
+        pytest.skip("postgres is not installed here (the compose file uses the postgres image)")
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and "PostgreSQL" in out.stdout
+
+
+def test_gpu_worker_service_starts_with_its_compose_environment(compose, redis_url, sandbox_ok, tmp_path):
+    svc = compose["services"]["gpu-worker"]
+    env = service_env(svc, {})
+    assert env.pop("REDIS_URL") == "redis://redis:6379/0"  # the compose project's own broker by default
+    assert service_env(svc, {"WORKER_REDIS_URL": "redis://gpu-host:6379/1"})["REDIS_URL"] == "redis://gpu-host:6379/1"
+    env = {k: v for k, v in env.items() if v}  # unset ones take the code's defaults
+    worker = Worker(redis_url, tmp_path, extra_env=env)
+    try:
+        worker.wait_ready()
+        assert "no GPU: jobs run on the CPU" in worker.log
+        # The compose health check of this service, run here.
+        health = subprocess.run([sys.executable, *svc["healthcheck"]["test"][2:]], cwd=REPO, capture_output=True,
+                                text=True, timeout=60, env={**os.environ, "REDIS_URL": redis_url,
+                                                            "PYTHONPATH": str(REPO)})
+        assert health.returncode == 0 and worker.name in health.stdout, health.stderr
+    finally:
+        worker.stop()
+
+
+def test_bot_service_starts_and_answers_its_health_check(compose, redis_url, tmp_path):
+    slack_tests = REPO / "tests" / "slack"
+    if not (slack_tests / "slack_fake_api.py").is_file():
+        pytest.skip("the fake Slack Web API (tests/slack/slack_fake_api.py) is not in this checkout")
+    sys.path.insert(0, str(slack_tests))
+    try:
+        from slack_fake_api import FakeSlack
+    finally:
+        sys.path.remove(str(slack_tests))
+    fake = FakeSlack().start()
+    svc = compose["services"]["bot"]
+    port = free_port()
+    env = service_env(svc, {"SLACK_BOT_TOKEN": fake.bot_token, "SLACK_SIGNING_SECRET": "test-signing-secret",
+                            "SLACK_API_URL": fake.api_url, "POSTGRES_PASSWORD": "unused"})
+    env.update(REDIS_URL=redis_url, DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}")
+    env = {k: v for k, v in env.items() if v}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TROUBLESHOOT_"))}
+    full_env.update(env, PYTHONPATH=str(REPO), TROUBLESHOOT_VAR_DIR=str(tmp_path / "var"),
+                    TROUBLESHOOT_INDEX_DIR=str(tmp_path / "index"))
+    command = [sys.executable, "-m", "bot.cli", *svc["command"][1:]]
+    command[command.index("--port") + 1] = str(port)
+    log = open(tmp_path / "bot.log", "wb")
+    proc = subprocess.Popen(command + ["--host", "127.0.0.1"], cwd=REPO, env=full_env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        def healthy():
+            if proc.poll() is not None:
+                raise AssertionError((tmp_path / "bot.log").read_text())
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
+                    return reply.status == 200 and json.load(reply)
+            except OSError:
+                return None
+
+        body = wait_for(healthy, 120, "the bot's /health")
+        assert body["ok"] is True
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        fake.stop()
