@@ -22,6 +22,19 @@ sys.path.insert(0, str(REPO))
 
 from bot.retrieval.commands import read_eval_file, run_eval  # noqa: E402
 from bot.retrieval.engine import RETRIEVERS, get_engine  # noqa: E402
+from bot.retrieval.query import understand  # noqa: E402
+
+
+def language_accuracy(path: Path) -> tuple[int, int]:
+    """How often the answer language (from the asker's own words) equals the line's `lang`."""
+    right = total = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            if "lang" in item:
+                total += 1
+                right += understand(item["text"]).language == item["lang"]
+    return right, total
 
 
 def main() -> int:
@@ -55,12 +68,16 @@ def main() -> int:
                     print(f"  {name:<16} {m['top1']:>6.3f} {m['top3']:>6.3f} {m['mrr']:>6.3f} "
                           f"{m['p50_ms']:>7.1f} {m['p95_ms']:>7.1f}")
                     results[f"{split}/{path.stem}/{name}"] = m
-                    if args.misses and retriever == "hybrid":
+                    if args.misses and retriever == "hybrid" and fusion == fusions[0]:
                         for (number, text, _), row in zip(rows, report["rows"]):
                             if row["predicted"][:1] != [row["expected"]]:
                                 short = text.replace("\n", " ⏎ ")[-160:]
                                 print(f"     miss line {number}: want {row['expected']} got {row['predicted'][:3]}\n"
                                       f"        …{short}")
+            right, total = language_accuracy(path)
+            if total:
+                print(f"  answer language = the line's lang: {right}/{total} ({right / total:.3f})")
+                results[f"{split}/{path.stem}/language"] = {"right": right, "n": total}
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -317,7 +317,7 @@ add(ID, "traceback", "en", known_cuda("2.4+") + "; torchrun rank prefixes and wa
         ("/home/alice/proj/moe/train.py", 250, "<module>", "loss.backward()"),
         *at("conda310", BACKWARD["2.5"]),
     ], IMA + "\n" + ASYNC_2X), "[rank2]: ") + "\n"
-    "[rank2]:[E1105 14:02:31.482017 2231 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 2] Process group "
+    "[rank2]:[E1105 14:02:31.482017540 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 2] Process group "
     "watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
     "W1105 14:02:33.118000 2207 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2232 closing signal SIGTERM")
 

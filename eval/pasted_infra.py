@@ -166,7 +166,7 @@ add(ID, "prose-en", "en", known_cuda("2.0") + "; NCCL_DEBUG=INFO lines, as Slack
     "Last error:\nsocketStartConnect: Connect to 10.1.0.3<41229> failed : Connection refused\n```"))
 
 add(ID, "line", "en", known_cuda("2.4+"),
-    "[rank0]:[E1023 10:14:05.482017 2231 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+    "[rank0]:[E1023 10:14:05.482017613 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
     "timeout: WorkNCCL(SeqNum=4021, OpType=ALLREDUCE, NumelIn=25557032, NumelOut=25557032, Timeout(ms)=1800000) "
     "ran for 1800089 milliseconds before timing out.")
 

@@ -44,15 +44,15 @@ def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
     # The article passages the question matched, in the asker's language first.
     articles = {a.id: a for a in kb.articles}
     passages = sorted(hit.passages, key=lambda p: (p[0].lang != lang, -p[1]))
-    seen: set[str] = set()
+    used: set[str] = set()  # one passage per article: the best one
     for chunk, _score in passages:
         article = articles.get(chunk.ref)
-        if article is None or chunk.text in seen:
+        if article is None or article.id in used:
             continue
-        seen.add(chunk.text)
+        used.add(article.id)
         excerpt = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[:EXCERPT_CHARS - 1].rstrip() + "…"
         sources.append({"title": article.title, "url": article.source, "excerpt": excerpt})
-        if len(seen) >= MAX_PASSAGES:
+        if len(used) >= MAX_PASSAGES:
             break
     return sources
 

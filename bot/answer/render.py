@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
+import unicodedata
 
 LABELS = {
     "en": {
@@ -38,11 +40,34 @@ def _width() -> int:
     return max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
 
 
+def _cell_width(text: str) -> int:
+    """Terminal columns: Hangul and Han characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+_PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+")
+
+
 def _wrap(text: str, indent: str, width: int) -> list[str]:
+    """Wrap by terminal columns; Chinese breaks between characters, other text at spaces."""
     out: list[str] = []
     for paragraph in (text or "").split("\n"):
-        out.extend(textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
-                                 break_on_hyphens=False) or [indent.rstrip()])
+        if _cell_width(paragraph) == len(paragraph):
+            out.extend(textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
+                                     break_on_hyphens=False) or [indent.rstrip()])
+            continue
+        line, used = indent, len(indent)
+        for piece in _PIECES.findall(paragraph):
+            w = _cell_width(piece)
+            if piece.isspace():
+                if used > len(indent):
+                    line, used = line + " ", used + 1
+                continue
+            if used + w > width and used > len(indent):
+                out.append(line.rstrip())
+                line, used = indent, len(indent)
+            line, used = line + piece, used + w
+        out.append(line.rstrip())
     return out
 
 

@@ -26,7 +26,7 @@ class UsemModule(InputModule):
 
     config_keys = ["threads", "max_chars"]
 
-    def __init__(self, threads: int = 2, max_chars: int = 2000):
+    def __init__(self, threads: int = 1, max_chars: int = 2000):
         super().__init__()
         self.threads = threads
         # USE averages over tokens: a very long text costs time and dilutes the

@@ -96,7 +96,7 @@ def _unfence(text: str, code_blocks: list[str]) -> str:
 _RULE_LINE = re.compile(r"^\s*[-=─━_]{10,}\s*$")
 _JUPYTER_ARROW = re.compile(r"^(\s*)-{2,}>\s*(\d+)\s?(.*)$")
 _JUPYTER_CONTEXT = re.compile(r"^\s{2,}(\d+)\s(.*)$")
-_MD_LINK = re.compile(r"\[([^\]\n]+)\]\((?:https?://|file:|/)[^)\s]*\)")
+_MD_LINK = re.compile(r"\[([^\]\n]{1,500})\]\((?:https?://|file:|/)[^)\s]{0,2000}\)")
 _JUPYTER_HEADER = re.compile(r"^(\S+)\s{3,}(Traceback \(most recent call last\))\s*$")
 
 _BOX_CHARS = "│┃║╭╮╰╯┌┐└┘├┤┬┴┼─━═╴╶╷╵"

@@ -179,8 +179,13 @@ def build_index(args) -> int:
         report = build(settings.knowledge_dir(), settings.index_dir(), embedder, full=args.full, progress=True)
     except problems as exc:
         return _fail("index build", str(exc))
-    for problem in report.problems:
-        print(f"  knowledge problem (run `troubleshoot kb check`): {problem}", file=sys.stderr)
+    if report.up_to_date:
+        print(f"index: up to date in {settings.index_dir()} ({report.chunks} chunks from {report.files} knowledge "
+              f"files, {report.index_type}); embedded 0 file(s), reused {report.reused_files}")
+        return 0
+    if report.problems:
+        print(f"  {len(report.problems)} knowledge problem(s); run `troubleshoot kb check`. First: "
+              f"{report.problems[0]}", file=sys.stderr)
     print(f"index: {report.chunks} chunks from {report.files} knowledge files in {settings.index_dir()} "
           f"({report.index_type}); embedded {len(report.embedded_files)} file(s) "
           f"({report.embedded_chunks} chunks), reused {report.reused_files}; {report.seconds:.1f} s")

@@ -75,6 +75,7 @@ class Engine:
             embedder = get_embedder()
         kb, _problems = check_knowledge(kb_root or settings.knowledge_dir())
         index = SearchIndex.load(index_dir, embedder.name, embedder.dimension)
+        embedder.encode(["warm up"])  # loads the model's weights now, not on the first question
         return cls(kb, index, embedder)
 
     # --- search -------------------------------------------------------------

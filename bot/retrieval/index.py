@@ -57,6 +57,22 @@ def approx_threshold() -> int:
 # --- knowledge files and the manifest -----------------------------------------
 
 
+# path -> ((mtime, ctime, size, inode), sha256): the bot checks for knowledge changes every few
+# seconds; only files whose size or time changed are read and hashed again.
+_HASH_CACHE: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+
+def _sha256(path: Path) -> str:
+    stat = path.stat()
+    signature = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
+    cached = _HASH_CACHE.get(str(path))
+    if cached and cached[0] == signature:
+        return cached[1]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    _HASH_CACHE[str(path)] = (signature, digest)
+    return digest
+
+
 def knowledge_files(root: Path) -> dict[str, str]:
     """sha256 of every file the knowledge loader reads, by path relative to `root`."""
     root = Path(root)
@@ -68,7 +84,7 @@ def knowledge_files(root: Path) -> dict[str, str]:
         for pattern in patterns:
             for path in base.rglob(pattern):
                 if path.is_file():
-                    found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+                    found[path.relative_to(root).as_posix()] = _sha256(path)
     return dict(sorted(found.items()))
 
 
@@ -129,6 +145,7 @@ class BuildReport:
     index_type: str = "flat"
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    up_to_date: bool = False  # nothing had changed: nothing was rewritten
 
 
 def make_vector_index(vectors: np.ndarray, kind: str = "auto"):
@@ -191,6 +208,13 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
         embedder = load_embedder()
 
     with _build_lock(index_dir):
+        if not full and staleness(kb_root, index_dir, embedder.name) is None:
+            manifest = read_manifest(index_dir) or {}
+            check_embedder({**manifest, "_dir": str(index_dir)}, embedder.name, embedder.dimension)
+            files = manifest.get("files", {})
+            return BuildReport(files=len(files), chunks=int(manifest.get("chunks", 0)), reused_files=len(files),
+                               index_type=manifest.get("vector_index", "flat"), up_to_date=True,
+                               seconds=time.perf_counter() - started)
         kb, problems = check_knowledge(kb_root)
         if not kb.entries:
             detail = f" ({problems[0]})" if problems else ""

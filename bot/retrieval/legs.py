@@ -38,21 +38,37 @@ class LegResult:
     chunk_scores: dict[int, float] = field(default_factory=dict)  # chunk index -> score
     detail: dict[str, str] = field(default_factory=dict)  # entry id -> why (the matched text)
     best: dict[str, float] = field(default_factory=dict)  # entry id -> its single best chunk's score
+    query_terms: int = 0  # bm25: how many query tokens the vocabulary knows (scales its scores)
+    # signature: entries that declare exception types other than the pasted one (a KeyError
+    # pasted against entries that only raise RuntimeError), and whether any pattern matched
+    type_mismatch: set[str] = field(default_factory=set)
+    has_exception: bool = False
 
     def best_of(self, entry_id: str) -> float:
         return self.best.get(entry_id, self.score_of(entry_id))
 
+    def _index(self) -> dict[str, tuple[int, float]]:
+        cached = self.__dict__.get("_by_entry")
+        if cached is None or len(cached) != len(self.ranking):
+            cached = {eid: (i + 1, score) for i, (eid, score) in enumerate(self.ranking)}
+            self.__dict__["_by_entry"] = cached
+        return cached
+
     def rank_of(self, entry_id: str) -> int | None:
-        for i, (eid, _) in enumerate(self.ranking):
-            if eid == entry_id:
-                return i + 1
-        return None
+        hit = self._index().get(entry_id)
+        return hit[0] if hit else None
 
     def score_of(self, entry_id: str) -> float:
-        for eid, score in self.ranking:
-            if eid == entry_id:
-                return score
-        return 0.0
+        hit = self._index().get(entry_id)
+        return hit[1] if hit else 0.0
+
+    def runner_up_best(self, entry_id: str) -> float:
+        """The best single-chunk score of any other entry."""
+        top2 = self.__dict__.get("_top2")
+        if top2 is None:
+            top2 = sorted(self.best.items(), key=lambda x: -x[1])[:2]
+            self.__dict__["_top2"] = top2
+        return next((s for e, s in top2 if e != entry_id), 0.0)
 
 
 # --- signature ----------------------------------------------------------------
@@ -88,7 +104,13 @@ def signature_leg(query: Query, entries: list[m.Entry]) -> LegResult:
             scored.append((entry.id, best))
             detail[entry.id] = why
     scored.sort(key=lambda x: -x[1])
-    return LegResult("signature", scored, detail=detail)
+    mismatch: set[str] = set()
+    if short_type:
+        for entry in entries:
+            declared = {e.rsplit(".", 1)[-1] for e in entry.exception}
+            if declared and short_type not in declared:
+                mismatch.add(entry.id)
+    return LegResult("signature", scored, detail=detail, type_mismatch=mismatch, has_exception=bool(short_type))
 
 
 # --- chunk legs -----------------------------------------------------------------
@@ -141,17 +163,24 @@ class ChunkEntryMap:
 
 
 def bm25_query_tokens(query: Query) -> list[str]:
+    """The normalised error, the asker's words, and the PyTorch frames' function names
+    (`cross_entropy`, `_engine_run_backward`): the user's own frames are noise."""
     tokens = tokenize(query.search_text)
     if query.prose and query.prose not in query.error_text:
         tokens += tokenize(query.prose)
+    for function in dict.fromkeys(query.torch_functions):
+        tokens += tokenize(function.rsplit(".", 1)[-1])
     return tokens
 
 
 def bm25_leg(query: Query, index, emap: ChunkEntryMap) -> LegResult:
-    scores = index.bm25_scores(bm25_query_tokens(query))
+    tokens = bm25_query_tokens(query)
+    scores = index.bm25_scores(tokens)
     top = np.argsort(-scores)[:DENSE_K]
+    known = len({t for t in tokens if t in index.bm25.vocab_dict})
     return LegResult("bm25", emap.ranking(emap.aggregate(scores)),
-                     {int(i): float(scores[i]) for i in top if scores[i] > 0}, best=emap.best_dict(scores))
+                     {int(i): float(scores[i]) for i in top if scores[i] > 0}, best=emap.best_dict(scores),
+                     query_terms=known)
 
 
 def dense_leg(query: Query, index, emap: ChunkEntryMap, embedder, vectors: np.ndarray | None = None) -> LegResult:

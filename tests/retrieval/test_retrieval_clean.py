@@ -94,3 +94,16 @@ def test_huge_input_keeps_head_and_tail():
 def test_decode_bytes_accepts_utf8_and_utf16():
     assert decode_bytes("메모리 부족".encode()) == "메모리 부족"
     assert decode_bytes("hi".encode("utf-16")) == "hi"
+
+
+@pytest.mark.parametrize("text", ["[" * 200_000 + "1," * 100_000, "a." * 500_000, "│" + " " * 100 + "│\n" * 3000,
+                                  '  File "' + "/x" * 1000 + '", line 1, in f\n' * 500, "Xa" * 300_000 + ": boom"])
+def test_pathological_pastes_give_an_answer_or_a_clear_error(text):
+    from bot.retrieval.query import understand
+
+    try:
+        query = understand(text)
+    except InputError as exc:  # e.g. a box with nothing in it
+        assert "no text left" in str(exc)
+    else:
+        assert query.search_text and query.language in ("en", "ko", "zh")

@@ -45,7 +45,13 @@ def test_incremental_rebuild_reembeds_only_the_changed_file(kb_copy, tmp_path, e
 
     counting.texts = 0
     again = _build(kb_copy, index_dir, counting)
-    assert again.embedded_files == [] and counting.texts == 0 and again.reused_files == 4
+    assert again.embedded_files == [] and counting.texts == 0 and again.reused_files == 4 and again.up_to_date
+
+    # A comment changes the file's hash but not its chunks: rebuilt, nothing re-embedded.
+    oom = kb_copy / "entries/pytorch/cuda-oom.yml"
+    oom.write_text(oom.read_text() + "\n# a comment\n")
+    comment_only = _build(kb_copy, index_dir, counting)
+    assert not comment_only.up_to_date and comment_only.embedded_files == [] and counting.texts == 0
 
     path = kb_copy / "entries/pytorch/no-grad-fn.yml"
     path.write_text(path.read_text().replace("Nothing in the loss's history requires grad",

@@ -149,3 +149,14 @@ def test_classify_for_the_verifier(engine):
 def test_unknown_retriever_is_an_error(engine):
     with pytest.raises(ValueError, match="unknown retriever"):
         engine.search("x error", retriever="magic")
+
+
+def test_bm25_query_uses_torch_frames_not_the_users_frames():
+    from bot.retrieval.legs import bm25_query_tokens
+
+    q = understand('Traceback (most recent call last):\n  File "/home/me/my_trainer.py", line 9, in run_epoch\n'
+                   '    loss = F.cross_entropy(out, y)\n'
+                   '  File "/usr/lib/python3/site-packages/torch/nn/functional.py", line 3086, in cross_entropy\n'
+                   '    return torch._C._nn.cross_entropy_loss(input, target)\nRuntimeError: boom')
+    tokens = bm25_query_tokens(q)
+    assert "cross_entropy" in tokens and "run_epoch" not in tokens

@@ -1,0 +1,18 @@
+from bot.answer.render import _cell_width, _wrap, render_answer
+
+
+def test_wrap_counts_terminal_columns_for_cjk():
+    zh = "这个错误说明计算图的一部分被共享了，" * 10
+    ko = "그래디언트 누적 루프에서도 같은 손실을 다시 역전파하면 실패합니다. " * 5
+    for text in (zh, ko, "plain english words " * 20):
+        lines = _wrap(text, "  ", 60)
+        assert len(lines) > 1 and all(_cell_width(line) <= 60 for line in lines)
+        assert "".join(line.strip().replace(" ", "") for line in lines) == text.replace(" ", "")
+
+
+def test_unsure_answer_lists_the_nearest_in_the_askers_language():
+    data = {"answered": False, "language": "zh", "matches": [
+        {"id": "pytorch/a", "title": "甲", "confidence": 0.31}, {"id": "pytorch/b", "title": "乙", "confidence": 0.1}]}
+    out = render_answer(data, top=2)
+    assert out.startswith("? 无法确定这是哪一种已知错误 (置信度 0.31).")
+    assert "1. pytorch/a — 甲 (0.31)" in out and "2. pytorch/b — 乙 (0.10)" in out
