@@ -3,8 +3,11 @@
 The sandbox's root is an empty tmpfs (made read-only at the end) holding only:
 - read-only binds of /usr (without /usr/local) and the /bin, /lib* links or folders,
 - the base Python install, read-only at its own path (found from sys.base_prefix),
-- the running virtualenv's site-packages, read-only at a neutral path
-  (/opt/troubleshoot/site-packages), added by the harness with site.addsitedir,
+- the running virtualenv's site-packages, read-only inside a synthetic virtualenv at
+  a neutral path (/opt/troubleshoot/venv: pyvenv.cfg + bin/python -> the base
+  interpreter), so that Python sets up the same sys.path as the worker's venv, also
+  for interpreters the snippet starts itself; editable installs' .pth files are
+  hidden (they point into checkouts that the sandbox does not have),
 - a synthetic /etc (passwd, group, hosts, nsswitch.conf) plus the host's
   ld.so.cache and localtime,
 - a new /proc and a minimal /dev (plus the assigned GPU's nodes),
@@ -31,7 +34,9 @@ SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 OPT = "/opt/troubleshoot"
 HARNESS_PATH = f"{OPT}/harness.py"
-SITE_PACKAGES_PATH = f"{OPT}/site-packages"
+VENV = f"{OPT}/venv"
+VENV_PYTHON = f"{VENV}/bin/python"
+EXTRA_SITE_PATH = f"{OPT}/site-packages"
 RESULT_PATH = "/run/troubleshoot/result.json"
 SNIPPET_NAME = "snippet.py"
 SNIPPET_PATH = f"{HOME}/{SNIPPET_NAME}"
@@ -50,7 +55,9 @@ class HostLayout:
 
     python_prefix: str
     python_exe: str
-    site_packages: list[str]
+    python_version: str  # "3.11"
+    site_packages: list[str]  # the venv's site-packages (empty when not in a venv)
+    editable_pth: list[str]  # names of editable installs' .pth files in site_packages[0]
     usr_dirs: list[str]
     top_links: dict[str, str]  # "/lib" -> "usr/lib"
     top_dirs: list[str]
@@ -66,6 +73,8 @@ def discover_host() -> HostLayout:
             real = os.path.realpath(d)
             if os.path.isdir(real) and not real.startswith(prefix + os.sep) and real not in site_packages:
                 site_packages.append(real)
+    editable = sorted(n for n in os.listdir(site_packages[0]) if n.startswith("__editable__") and n.endswith(".pth")) \
+        if site_packages else []
     usr_dirs = sorted(os.path.join("/usr", n) for n in os.listdir("/usr")
                       if n not in USR_SKIP and os.path.isdir(os.path.join("/usr", n))
                       and not os.path.islink(os.path.join("/usr", n)))
@@ -77,7 +86,8 @@ def discover_host() -> HostLayout:
         elif os.path.isdir(path):
             top_dirs.append(path)
     etc_files = [p for p in ETC_FROM_HOST if os.path.exists(p)]
-    return HostLayout(prefix, exe, site_packages, usr_dirs, top_links, top_dirs, etc_files)
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return HostLayout(prefix, exe, version, site_packages, editable, usr_dirs, top_links, top_dirs, etc_files)
 
 
 def synthetic_etc() -> dict[str, bytes]:
@@ -100,9 +110,8 @@ class Spec:
     result_file: str
     harness_config: str
     seccomp_fd: int
-    status_fd: int
     harness_fd: int
-    data_fds: dict[str, int]  # /etc files, read-only
+    data_fds: dict[str, int]  # /etc files, pyvenv.cfg, hidden .pth files: read-only
     file_fds: dict[str, int]  # snippet and user files, copied into the home tmpfs
     device_nodes: list[str] = field(default_factory=list)
     staged: dict[str, str] = field(default_factory=dict)  # host folder -> where bwrap finds it (see privileges.py)
@@ -110,6 +119,23 @@ class Spec:
 
 def python_under_usr(lay: HostLayout) -> bool:
     return any(lay.python_prefix == d or lay.python_prefix.startswith(d + "/") for d in lay.usr_dirs)
+
+
+def site_packages_in_sandbox(lay: HostLayout) -> list[str]:
+    first = f"{VENV}/lib/python{lay.python_version}/site-packages"
+    return [first] + [f"{EXTRA_SITE_PATH}-{i}" for i in range(1, len(lay.site_packages))]
+
+
+def venv_files(lay: HostLayout) -> dict[str, bytes]:
+    """pyvenv.cfg of the sandbox's venv, and empty files over editable installs' .pth."""
+    if not lay.site_packages:
+        return {}
+    cfg = (f"home = {os.path.dirname(lay.python_exe)}\ninclude-system-site-packages = false\n"
+           f"version = {lay.python_version}\n")
+    files = {f"{VENV}/pyvenv.cfg": cfg.encode()}
+    for name in lay.editable_pth:
+        files[f"{site_packages_in_sandbox(lay)[0]}/{name}"] = b""
+    return files
 
 
 def bind_sources(lay: HostLayout) -> list[str]:
@@ -138,8 +164,10 @@ def build_args(spec: Spec) -> list[str]:
         a += ["--ro-bind", src(d), d]
     if not python_under_usr(lay):
         a += ["--ro-bind", src(lay.python_prefix), lay.python_prefix]
-    for i, d in enumerate(lay.site_packages):
-        a += ["--ro-bind", src(d), SITE_PACKAGES_PATH + (f"-{i}" if i else "")]
+    if lay.site_packages:
+        a += ["--symlink", lay.python_exe, VENV_PYTHON, "--symlink", "python", f"{VENV}/bin/python3"]
+    for d, dest in zip(lay.site_packages, site_packages_in_sandbox(lay)):
+        a += ["--ro-bind", src(d), dest]
     for path, fd in spec.data_fds.items():
         a += ["--perms", "0444", "--ro-bind-data", str(fd), path]
     for path in lay.etc_files:
@@ -156,19 +184,20 @@ def build_args(spec: Spec) -> list[str]:
     a += ["--perms", "0444", "--ro-bind-data", str(spec.harness_fd), HARNESS_PATH]
     a += ["--bind", spec.result_file, RESULT_PATH]
     a += ["--remount-ro", "/", "--chdir", HOME]
-    a += ["--seccomp", str(spec.seccomp_fd), "--json-status-fd", str(spec.status_fd)]
+    a += ["--seccomp", str(spec.seccomp_fd)]
     return a
 
 
 def command(spec: Spec) -> list[str]:
     """The program bwrap runs in the sandbox (bwrap takes it on its command line, not
     through --args)."""
-    return ["--", spec.layout.python_exe, "-s", "-B", HARNESS_PATH, spec.harness_config]
+    python = VENV_PYTHON if spec.layout.site_packages else spec.layout.python_exe
+    return ["--", python, "-s", "-B", HARNESS_PATH, spec.harness_config]
 
 
 def harness_config(layout: HostLayout, gpu: str | None, ready_fd: int) -> dict:
-    sites = [SITE_PACKAGES_PATH + (f"-{i}" if i else "") for i in range(len(layout.site_packages))]
-    return {"snippet": SNIPPET_PATH, "result": RESULT_PATH, "site_packages": sites, "gpu": gpu,
+    extra = site_packages_in_sandbox(layout)[1:]  # Python adds the first one itself
+    return {"snippet": SNIPPET_PATH, "result": RESULT_PATH, "site_packages": extra, "gpu": gpu,
             "ready_fd": ready_fd}
 
 

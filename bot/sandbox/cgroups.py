@@ -113,6 +113,16 @@ def _rmdir_retry(path: str, timeout: float = 2.0) -> None:
             time.sleep(0.01)
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _kill_pid(pid: int) -> None:
     """SIGKILL through a pidfd, so a recycled pid is never hit by mistake after the
     process it named is gone (the caller re-checks membership after opening)."""
@@ -321,7 +331,7 @@ class Backend:
     def create_run(self) -> CgroupRun:
         if self.version is None:
             raise RuntimeError(f"no usable cgroup: {self.reason}")
-        name = f"run-{uuid.uuid4().hex[:16]}"
+        name = f"run-{os.getpid()}-{uuid.uuid4().hex[:12]}"  # the owner's pid: see sweep_stale
         made: list[str] = []
         try:
             for parent in self.parents.values():
@@ -335,6 +345,30 @@ class Backend:
         if self.version == "v2":
             return V2Run(path=made[0])
         return V1Run(dirs={c: os.path.join(p, name) for c, p in self.parents.items()})
+
+    def sweep_stale(self) -> list[str]:
+        """Remove the run cgroups of workers that died mid-run (SIGKILL or SIGTERM skip
+        the cleanup): those whose owner pid is gone. Their processes died with bwrap
+        (--die-with-parent); any left are killed first. Returns the names removed."""
+        removed = []
+        for controller, parent in self.parents.items():
+            try:
+                names = os.listdir(parent)
+            except OSError:
+                continue
+            for name in names:
+                parts = name.split("-")
+                if len(parts) != 3 or parts[0] != "run" or not parts[1].isdigit() or alive(int(parts[1])):
+                    continue
+                run = V2Run(os.path.join(parent, name)) if self.version == "v2" else \
+                    V1Run({controller: os.path.join(parent, name)})
+                try:
+                    run.kill_all(timeout=1.0)
+                    run.remove()
+                    removed.append(name)
+                except OSError:
+                    pass
+        return removed
 
     def remove_parents(self) -> None:
         """Remove the group folders once no run uses them (they are otherwise kept)."""

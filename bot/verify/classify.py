@@ -22,7 +22,7 @@ MATCH = 0.95
 TYPE_MISMATCH = 0.75
 AMBIGUOUS = 0.6
 
-Retriever = Callable[[str], "tuple[str | None, float]"]
+Retriever = Callable[[str | None, str], "tuple[str | None, float]"]
 
 _kb_lock = threading.Lock()
 _kb: KnowledgeBase | None = None
@@ -80,5 +80,5 @@ def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase 
             confidence = min(confidence, AMBIGUOUS)
         return entry_id, confidence
     if retriever is not None:
-        return retriever(text)
+        return retriever(type_, message or "")
     return None, 0.0

@@ -17,12 +17,13 @@ from __future__ import annotations
 import difflib
 import os
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from bot.kb.model import Entry, KnowledgeBase
-from bot.verify.classify import classify_error, knowledge
+from bot.verify.classify import Retriever, classify_error, knowledge
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 
@@ -52,7 +53,7 @@ class Attempt:
     kind: str  # "workaround", "dead_end" or "user"
     patch: str | None = None
     title: str | None = None
-    leads_to: str | None = None  # for a dead end: the error the knowledge base says it raises
+    leads_to: str | None = None  # for a dead end: the error the knowledge base says it raises, if it says
     code: str | None = None  # the asker's fixed code (kind "user")
 
 
@@ -64,7 +65,7 @@ def plan_attempts(entry: Entry | None, fixed_code: str | None, lang: str = "en")
                 attempts.append(Attempt(w.id, "workaround", w.patch, w.title.get_text(lang)))
         for d in entry.dead_ends:
             if d.patch:
-                attempts.append(Attempt(d.id, "dead_end", d.patch, d.title.get_text(lang), leads_to=d.leads_to or entry.id))
+                attempts.append(Attempt(d.id, "dead_end", d.patch, d.title.get_text(lang), leads_to=d.leads_to))
     if fixed_code is not None:
         attempts.append(Attempt("user-fixed", "user", title="the fixed version you supplied", code=fixed_code))
     return attempts
@@ -95,11 +96,12 @@ def _change(new: float | None, old: float | None) -> float | None:
 
 
 class _Verification:
-    def __init__(self, code: str, *, fixed_code, runner, progress, parallel, kb, lang, gpus, run_options):
+    def __init__(self, code: str, *, fixed_code, runner, progress, parallel, kb, lang, gpus, run_options, retriever):
         self.code = code
         self.fixed_code = fixed_code
         self.runner = runner or default_runner()
-        self.progress = progress or (lambda stage, done, total: None)
+        self._progress = progress
+        self._progress_lock = threading.Lock()
         self.parallel = parallel
         self.kb = kb
         self.lang = lang
@@ -108,6 +110,7 @@ class _Verification:
         for gpu in self.gpus:
             self._free_gpus.put(gpu)
         self.run_options = dict(run_options or {})
+        self.retriever = retriever
 
     def run(self, code: str):
         """One sandbox run; with GPUs, on one that no other run of ours is using."""
@@ -120,10 +123,16 @@ class _Verification:
         finally:
             self._free_gpus.put(gpu)
 
+    def progress(self, stage: str, done: int, total: int) -> None:
+        """Report progress; calls come from the worker threads one at a time."""
+        if self._progress is not None:
+            with self._progress_lock:
+                self._progress(stage, done, total)
+
     def classify(self, error: dict | None) -> tuple[str | None, float]:
         if not error:
             return None, 0.0
-        return classify_error(error.get("type"), error.get("message"), kb=self.kb)
+        return classify_error(error.get("type"), error.get("message"), kb=self.kb, retriever=self.retriever)
 
     # --- the whole verification -------------------------------------------------------
 
@@ -148,6 +157,7 @@ class _Verification:
             "peak_memory_bytes": _field(original, "peak_memory_bytes"),
             "peak_gpu_memory_bytes": _field(original, "peak_gpu_memory_bytes"),
             "limits": _field(original, "limits"),
+            "snippet_line": (error or {}).get("snippet_line") if reason == "error" else None,
         }
         if entry is not None:
             report["entry_title"] = entry.title.get_text(self.lang)
@@ -167,7 +177,8 @@ class _Verification:
 
     def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[dict]:
         total = 1 + len(attempts)
-        done = [1]
+        done = [1]  # runs finished, for progress only; the rows keep their order below
+        count_lock = threading.Lock()
         self.progress("running original", 1, total)
 
         def job(index: int) -> dict:
@@ -175,10 +186,10 @@ class _Verification:
             label = attempt.patch or attempt.workaround
             self.progress(f"fix {index + 1} of {len(attempts)}: {label}", done[0], total)
             try:
-                row = self._attempt(attempt, failure, original, entry_id)
+                return self._attempt(attempt, failure, original, entry_id)
             finally:
-                done[0] += 1  # only counts progress; the rows keep their order below
-            return row
+                with count_lock:
+                    done[0] += 1
 
         if not attempts:
             rows = []
@@ -217,7 +228,7 @@ class _Verification:
             "title": attempt.title,
         }
         if attempt.kind == "dead_end":
-            row["expected"] = attempt.leads_to
+            row["expected"] = attempt.leads_to or "not fixed"
         patched = self._apply(attempt, failure)
         if not patched.applicable:
             row["reason"] = patched.reason
@@ -268,7 +279,8 @@ class _Verification:
             if row["status"] == "fixed":
                 return False
             if row["status"] in ("still_fails", "new_error"):
-                return _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
+                # Without `leads_to` the knowledge base only claims that it does not fix it.
+                return attempt.leads_to is None or _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
             return None
         return None
 
@@ -328,15 +340,19 @@ def describe_row(row: dict) -> str:
 
 def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner | None = None,
                    progress: Progress | None = None, parallel: bool = True, kb: KnowledgeBase | None = None,
-                   lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None) -> dict:
+                   lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None,
+                   retriever: Retriever | None = None) -> dict:
     """Run `code`, classify its error, try every patched workaround and dead end of the
     matched entry (and `fixed_code`), and return the report (see the module docstring).
 
     `runner(code, **run_options)` runs one snippet (default: bot.sandbox.run_snippet);
     with `gpus`, each run gets `gpu=` one of them that no other run is using, and as
     many runs go at once as there are GPUs; without, up to the CPU count. `progress(stage, done, total)` is
-    called as runs start and finish."""
+    called as runs start and finish (from worker threads, one call at a time).
+    Errors are classified by the entries' signatures; `retriever(type, message)`
+    (e.g. the retrieval engine's `Engine.classify`) is asked when none matches."""
     if not isinstance(code, str) or not code.strip():
         raise ValueError("the snippet is empty")
     return _Verification(code, fixed_code=fixed_code, runner=runner, progress=progress, parallel=parallel,
-                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options).verify()
+                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options,
+                         retriever=retriever).verify()

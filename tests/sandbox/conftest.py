@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+from bot.sandbox import Sandbox, SandboxUnavailable, cgroups, sandbox_available
 
-from bot.sandbox import Sandbox, SandboxUnavailable, sandbox_available  # noqa: E402
-from sandbox_helpers import assert_contained  # noqa: E402
+from .sandbox_helpers import assert_contained
 
 
 @pytest.fixture(scope="session")
@@ -38,12 +36,17 @@ def _make(run_dir_base: Path, **kw) -> Sandbox:
 
 
 @pytest.fixture(scope="session")
-def sandbox(run_dir_base):
-    # A cgroup folder of its own, so that what is left there is ours (other runs may
-    # share the host).
-    box = _make(run_dir_base, cgroup_group=f"troubleshoot-sandbox-test-{os.getpid()}")
-    yield box
-    box.cgroup_backend.remove_parents()
+def cgroup_group():
+    # A cgroup folder of the test session's own, so that what is left there is ours
+    # (other runs may share the host); removed at the end.
+    name = f"troubleshoot-sandbox-test-{os.getpid()}"
+    yield name
+    cgroups.detect(group=name).remove_parents()
+
+
+@pytest.fixture(scope="session")
+def sandbox(run_dir_base, cgroup_group):
+    return _make(run_dir_base, cgroup_group=cgroup_group)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import uuid
 
 from bot.settings import REPO_ROOT
 
-from sandbox_helpers import LIMITS, show
+from .sandbox_helpers import LIMITS, show
 
 
 def test_attack_network_loopback_to_worker_service(contained):

@@ -11,7 +11,7 @@ import pytest
 from bot.sandbox import EXIT_REASONS, Limits, RunResult, SandboxUnavailable, run_snippet
 from bot.sandbox import runner
 
-from sandbox_helpers import LIMITS, show
+from .sandbox_helpers import LIMITS, show
 
 
 def test_torch_snippet_runs_and_reports_environment(sandbox):
@@ -27,7 +27,7 @@ def test_torch_snippet_runs_and_reports_environment(sandbox):
     assert r.peak_memory_bytes and r.peak_memory_bytes > 50 * 2**20  # torch itself is big
 
 
-def test_run_snippet_public_api_and_json_shape():
+def test_run_snippet_public_api_and_json_shape(sandbox):
     r = run_snippet("print('hello')", limits=LIMITS)
     assert isinstance(r, RunResult)
     d = json.loads(json.dumps(r.to_dict()))

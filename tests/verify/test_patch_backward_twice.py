@@ -24,6 +24,22 @@ TWO_LOSSES = dedent("""\
     print("grad", net.weight.grad.shape)
 """)
 
+# A GAN step where the generator's output feeds the discriminator twice: `G` is a
+# model object, not a class, so its call is part of the forward to recompute.
+GAN = dedent("""\
+    import torch
+    from torch import nn
+    G = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+    D = nn.Sequential(nn.Linear(4, 1))
+    bce = nn.BCEWithLogitsLoss()
+    z = torch.randn(8, 2)
+    fake = G(z)
+    d_loss = bce(D(fake), torch.zeros(8, 1))
+    d_loss.backward()
+    g_loss = bce(D(fake), torch.ones(8, 1))
+    g_loss.backward()
+""")
+
 LOOP = dedent("""\
     import torch
     w = torch.randn(3, requires_grad=True)
@@ -91,3 +107,16 @@ def test_move_model_roundtrip_still_fails(try_patch):
     assert "model = model.to('cpu')" in out.patch.code
     assert out.patched.exit_reason == "error"
     assert SIGNAL in out.message
+
+
+def test_recompute_forward_reruns_a_model_called_through_a_variable(try_patch):
+    out = try_patch(GAN, "recompute-forward", fails_with=SIGNAL)
+    assert "\nfake = G(z)\ng_loss = bce(D(fake), torch.ones(8, 1))\ng_loss.backward()" in out.patch.code
+    assert out.patch.code.count("G = nn.Sequential") == 1
+    assert out.patched.exit_reason == "ok", out.patched.error
+
+
+def test_move_model_roundtrip_moves_the_model_not_the_loss_object(try_patch):
+    out = try_patch(GAN, "move-model-roundtrip", fails_with=SIGNAL)
+    assert "G = G.to('cpu')" in out.patch.code
+    assert out.patched.exit_reason == "error" and SIGNAL in out.message

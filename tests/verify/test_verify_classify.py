@@ -33,11 +33,11 @@ def test_no_match(kb):
 def test_the_retriever_is_asked_only_when_no_signature_matches(kb):
     asked = []
 
-    def retriever(text):
-        asked.append(text)
+    def retriever(type_, message):
+        asked.append((type_, message))
         return "pytorch/some-entry", 0.4
 
     assert classify_error("KeyError", "'optimizer'", kb=kb, retriever=retriever) == ("pytorch/some-entry", 0.4)
-    assert asked == ["KeyError: 'optimizer'"]
+    assert asked == [("KeyError", "'optimizer'")]
     classify_error("RuntimeError", "Trying to backward through the graph a second time", kb=kb, retriever=retriever)
     assert len(asked) == 1

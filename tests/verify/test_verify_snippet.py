@@ -25,24 +25,39 @@ def seed_report(sandbox_runner, kb):
     stages = []
     finished = []
     others_done = threading.Event()
+    lock = threading.Lock()
+    busy: set[str] = set()
+    gpu_clashes = []
+    gpus_used = []
 
     def runner(code, **options):
-        # Hold the first workaround's run back until the other four fixes have run, so
-        # that it finishes last: the report must still list the fixes in the entry's order.
-        if "retain_graph=True" in code:
-            others_done.wait(timeout=120)
-        result = sandbox_runner(code, **options)
+        # This machine has no GPU: note which one each run was given and run it on the
+        # CPU, to check that two runs never share one.
+        gpu = options.pop("gpu")
+        with lock:
+            gpu_clashes.extend([gpu] if gpu in busy else [])
+            busy.add(gpu)
+            gpus_used.append(gpu)
+        try:
+            # Hold the first workaround's run back until the other four fixes have run, so
+            # that it finishes last: the report must still list the fixes in the entry's order.
+            if "retain_graph=True" in code:
+                others_done.wait(timeout=120)
+            result = sandbox_runner(code, **options)
+        finally:
+            with lock:
+                busy.discard(gpu)
         finished.append(code)
         if len(finished) == 5:  # the original and four fixes
             others_done.set()
         return result
 
-    report = verify_snippet(SEED, runner=runner, kb=kb, progress=lambda *a: stages.append(a))
-    return report, stages, finished
+    report = verify_snippet(SEED, runner=runner, kb=kb, gpus=["0", "1"], progress=lambda *a: stages.append(a))
+    return report, stages, finished, (gpu_clashes, gpus_used)
 
 
 def test_seed_reproduces_and_matches_backward_twice(seed_report):
-    report, _, _ = seed_report
+    report, *_ = seed_report
     assert CONTRACT_KEYS <= set(report)
     assert report["reproduced"] is True
     assert report["exit_reason"] == "error"
@@ -54,7 +69,7 @@ def test_seed_reproduces_and_matches_backward_twice(seed_report):
 
 
 def test_seed_fixes_and_dead_ends(seed_report):
-    report, _, _ = seed_report
+    report, *_ = seed_report
     rows = {row["patch"]: row for row in report["fixes"]}
     assert [r["patch"] for r in report["fixes"]] == ["retain-graph", "recompute-forward", "detach-before-backward",
                                                       "no-grad-forward", "move-model-roundtrip"]
@@ -78,7 +93,7 @@ def test_seed_fixes_and_dead_ends(seed_report):
 
 
 def test_seed_runs_keep_their_order_and_report_progress(seed_report):
-    report, stages, finished = seed_report
+    report, stages, finished, _ = seed_report
     assert "retain_graph=True" in finished[-1]  # it really finished last ...
     assert report["fixes"][0]["patch"] == "retain-graph"  # ... and is still listed first
     names = [s[0] for s in stages]
@@ -168,29 +183,28 @@ def test_a_fix_that_runs_past_the_deadline_is_a_timeout(sandbox_runner, kb):
     assert report["fixes"][0]["status"] == "timeout"
 
 
-def test_with_gpus_runs_go_one_per_gpu(sandbox_runner, kb):
-    lock = threading.Lock()
-    busy: set[str] = set()
-    clashes = []
-    used = []
-
-    def runner(code, **options):
-        # This machine has no GPU: note which one each run was given, run it on the CPU.
-        gpu = options.pop("gpu")
-        with lock:
-            clashes.extend([gpu] if gpu in busy else [])
-            busy.add(gpu)
-            used.append(gpu)
-        try:
-            return sandbox_runner(code, **options)
-        finally:
-            with lock:
-                busy.discard(gpu)
-
-    report = verify_snippet(SEED, runner=runner, kb=kb, gpus=["0", "1"])
-    assert clashes == []  # never two runs on one GPU
+def test_with_gpus_runs_go_one_per_gpu(seed_report):
+    *_, (clashes, used) = seed_report
+    assert clashes == []  # never two runs on one GPU at once
     assert len(used) == 6 and set(used) == {"0", "1"}
-    assert [r["status"] for r in report["fixes"]] == ["fixed", "fixed", "new_error", "new_error", "still_fails"]
+
+
+def test_the_human_report(seed_report):
+    from bot.verify.report import format_report
+
+    text = format_report(seed_report[0])
+    assert text.startswith("Original run: RuntimeError (")
+    assert "Matched: pytorch/backward-twice - Backward through the same graph a second time (confidence 0.95)" in text
+    table = text.split("Fixes tried (5):")[1].split("What each one changed:")[0].splitlines()
+    assert table[1].split()[:2] == ["#", "kind"]
+    rows = [line.split() for line in table[2:] if line.strip()]
+    assert [(r[2], r[3], r[4]) for r in rows[:2]] == [("retain-graph-all-but-last", "retain-graph", "fixed"),
+                                                      ("recompute-forward", "recompute-forward", "fixed")]
+    assert rows[2][:6] == ["3", "dead", "end", "detach-before-backward", "detach-before-backward", "new_error"]
+    assert "pytorch/no-grad-fn" in " ".join(rows[2]) and "pytorch/no-grad-fn" in " ".join(rows[3])
+    assert rows[4][5] == "still_fails"
+    assert "1. retain_graph=True added to the backward call(s) on line(s) 21" in text
+    assert "Sandbox limits: wall clock" in text
 
 
 def test_empty_snippet_is_refused(kb):

@@ -12,7 +12,7 @@ import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
 from bot.verify.patches.calls import (backward_tensor, constructor_like, failing_backward, first_line, is_backward,
-                                      kwarg, set_kwarg, value_of)
+                                      kwarg, loss_constructor, set_kwarg, value_of)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet
 
@@ -22,7 +22,7 @@ def forward_statements(s: Snippet, name: str, before: cst.CSTNode) -> list[tuple
 
     def computation(small: cst.CSTNode) -> bool:
         value = value_of(small)
-        if value is None or constructor_like(value):
+        if value is None or constructor_like(s, value):
             return False
         return isinstance(small, cst.AugAssign) or any(s.is_variable(n) for n in s.used_names(small))
 
@@ -128,7 +128,26 @@ def no_grad_forward(code: str, failure: Failure) -> PatchResult:
     edits = Edits(s)
     torch = edits.torch()
     edits.wrap_in_with(same_block[0], loss_stmt, f"{torch}.no_grad()")
-    return PatchResult.changed(edits.render(), f"lines {s.line(same_block[0])}-{s.lines(loss_stmt)[1]} run under {torch}.no_grad()")
+    first, last = s.line(same_block[0]), s.lines(loss_stmt)[1]
+    lines = f"line {first}" if first == last else f"lines {first}-{last}"
+    return PatchResult.changed(edits.render(), f"{lines} run under {torch}.no_grad()")
+
+
+def _model_in(s: Snippet, forward) -> str | None:
+    """The first model the forward computation calls (`model(x)`, `G(z)`, `net.forward(x)`),
+    skipping loss objects such as `bce = nn.BCEWithLogitsLoss()`."""
+    for small, _ in forward:
+        for call in reversed(s.find([value_of(small)], cst.Call, nested=True)):  # innermost first
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+                func = func.value
+            if not isinstance(func, cst.Name) or not s.is_variable(func.value):
+                continue
+            d = s.definition(func.value, small)
+            if d is not None and loss_constructor(s, value_of(d[0])):
+                continue
+            return func.value
+    return None
 
 
 @register("move-model-roundtrip", "dead end: `model.to('cpu'); model.to(<device>)` before the failing backward")
@@ -137,22 +156,13 @@ def move_model_roundtrip(code: str, failure: Failure) -> PatchResult:
     stmt, target = failing_backward(s, failure.line)
     name = _loss_name(s, target)
     forward = _forward_or_give_up(s, name, stmt)
-    model = None
-    for small, _ in forward:
-        for call in s.find([value_of(small)], cst.Call, nested=True):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-                func = func.value
-            if isinstance(func, cst.Name) and s.is_variable(func.value):
-                model = func.value
-                break
-        if model:
-            break
+    model = _model_in(s, forward)
     if model is None:
         raise NotApplicable(f"no model call found in the computation of `{name}`")
     edits = Edits(s)
+    torch = edits.torch()
     edits.insert_before(stmt,
-                        f"device_before_roundtrip = next({model}.parameters()).device",
+                        f"device_before_roundtrip = next({model}.parameters(), {torch}.empty(0)).device",
                         f"{model} = {model}.to('cpu')",
                         f"{model} = {model}.to(device_before_roundtrip)")
     return PatchResult.changed(edits.render(), f"`{model}` moved to the CPU and back before the backward on line {s.line(stmt)}")

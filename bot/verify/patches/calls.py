@@ -101,16 +101,22 @@ def first_line(s: Snippet, node: cst.CSTNode) -> str:
     return s.text(node).splitlines()[0] if s.text(node) else ""
 
 
-def constructor_like(call: cst.CSTNode) -> bool:
+def constructor_like(s: Snippet, call: cst.CSTNode) -> bool:
     """`Net()`, `nn.Linear(3, 1).to(dev)`, `torch.optim.SGD(...)`: a call of a class
-    (by the naming convention), possibly followed by `.to()`/`.cuda()`-style calls."""
+    (by the naming convention), possibly followed by `.to()`/`.cuda()`-style calls.
+    A call of a variable (`G(z)` where `G = nn.Sequential(...)`) is not one."""
     while isinstance(call, cst.Call) and method(call) in {"to", "cuda", "cpu", "double", "float", "half", "bfloat16",
                                                           "train", "eval", "requires_grad_"}:
         call = receiver(call)
     if not isinstance(call, cst.Call):
         return False
     name = dotted(call.func)
-    return bool(name) and name.split(".")[-1][:1].isupper()
+    return bool(name) and name.split(".")[-1][:1].isupper() and not s.is_variable(name.split(".")[0])
+
+
+def loss_constructor(s: Snippet, call: cst.CSTNode) -> bool:
+    """`nn.CrossEntropyLoss()`, `torch.nn.BCEWithLogitsLoss(...)`: a loss object (no parameters)."""
+    return isinstance(call, cst.Call) and constructor_like(s, call) and (dotted(call.func) or "").endswith("Loss")
 
 
 def value_of(small: cst.CSTNode) -> cst.BaseExpression | None:
@@ -125,7 +131,7 @@ def module_like_names(s: Snippet, before: cst.CSTNode) -> set[str]:
     names = set()
     for small, _ in s.preceding(before):
         value = value_of(small)
-        if isinstance(small, cst.Assign) and value is not None and constructor_like(value):
+        if isinstance(small, cst.Assign) and value is not None and constructor_like(s, value):
             for t in small.targets:
                 if isinstance(t.target, cst.Name):
                     names.add(t.target.value)
@@ -138,5 +144,5 @@ def is_module_call(s: Snippet, call: cst.Call, models: set[str]) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "forward":
         func = func.value
     if isinstance(func, cst.Name):
-        return func.value in models or (s.is_variable(func.value) and func.value not in s._bound_otherwise)
+        return func.value in models or (s.is_variable(func.value) and not s.is_definition(func.value))
     return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"

@@ -84,7 +84,7 @@ def _loss_calls(s: Snippet, stmt) -> list[cst.Call]:
         if isinstance(call.func, cst.Name):
             d = s.definition(call.func.value, stmt)
             value = value_of(d[0]) if d else None
-            if isinstance(value, cst.Call) and constructor_like(value) and \
+            if isinstance(value, cst.Call) and constructor_like(s, value) and \
                     (dotted(value.func) or "").split(".")[-1] in LOSS_FUNCTIONS:
                 found.append(call)
     if not found:  # a criterion built elsewhere: go by its name (`criterion(...)`, `self.loss_fn(...)`)

@@ -147,6 +147,10 @@ class Snippet:
         """Bound by an assignment (not only by import, def or class)."""
         return name in self._variables
 
+    def is_definition(self, name: str) -> bool:
+        """Bound by import, def or class (a module, function or class, not a value)."""
+        return name in self._bound_otherwise
+
     def used_names(self, node: cst.CSTNode) -> list[str]:
         """Names read by an expression or statement, in order, without duplicates."""
         names: list[str] = []
@@ -349,7 +353,6 @@ class Edits:
         self.after: dict[int, list[cst.BaseStatement]] = {}
         self.wrap: dict[int, tuple[int, str]] = {}
         self.unwrap: set[int] = set()
-        self.notes: list[str] = []
         self._imported_torch = False
 
     def replace_node(self, node: cst.CSTNode, make: Callable[[cst.CSTNode], cst.CSTNode] | cst.CSTNode):
@@ -369,9 +372,6 @@ class Edits:
 
     def unwrap_with(self, stmt: cst.With):
         self.unwrap.add(id(stmt))
-
-    def note(self, text: str):
-        self.notes.append(text)
 
     def torch(self) -> str:
         """The name torch is imported under, adding `import torch` when there is none."""

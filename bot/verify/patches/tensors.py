@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
-from bot.verify.patches.calls import (call_method, constructor_like, dotted, first_line, is_module_call, method,
+from bot.verify.patches.calls import (call_method, dotted, first_line, is_module_call, loss_constructor, method,
                                       module_like_names, positional, receiver, value_of)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet
@@ -67,7 +67,7 @@ def _loss_like(s: Snippet, call: cst.Call, before) -> bool:
     if isinstance(call.func, cst.Name):
         d = s.definition(call.func.value, before)
         value = value_of(d[0]) if d else None
-        return isinstance(value, cst.Call) and constructor_like(value) and (dotted(value.func) or "").endswith("Loss")
+        return loss_constructor(s, value)
     return False
 
 

@@ -1,0 +1,1 @@
+"""Tests of bot/verify (a package, so that its conftest does not shadow tests/conftest.py)."""
