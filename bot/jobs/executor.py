@@ -49,10 +49,11 @@ class Job(Protocol):
 class Executor(Protocol):
     name: str
 
-    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None) -> Job: ...
+    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               lang: str = "en") -> Job: ...
 
     def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               timeout: float | None = None) -> dict: ...
+               timeout: float | None = None, lang: str = "en") -> dict: ...
 
 
 def get_executor(settings: JobSettings | None = None) -> Executor:
@@ -75,5 +76,6 @@ class SlackExecutor:
     def __init__(self, executor: Executor | None = None):
         self.executor = executor or get_executor()
 
-    def submit(self, code: str, progress: Progress | None = None, fixed_code: str | None = None) -> dict:
-        return self.executor.verify(code, progress, fixed_code=fixed_code)
+    def submit(self, code: str, progress: Progress | None = None, *, lang: str = "en",
+               fixed_code: str | None = None) -> dict:
+        return self.executor.verify(code, progress, fixed_code=fixed_code, lang=lang)

@@ -53,25 +53,26 @@ class LocalExecutor:
         self._runner = runner
         self._lock = threading.Lock()
 
-    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None) -> LocalJob:
+    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               lang: str = "en") -> LocalJob:
         check_snippet(code)
         if fixed_code is not None:
             check_snippet(fixed_code, "fixed version")
         progress = progress or _quiet
         job_id = uuid.uuid4().hex
         progress("queued", 0, 0)
-        return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress))
+        return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress, lang))
 
     def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               timeout: float | None = None) -> dict:
-        return self.submit(code, progress, fixed_code=fixed_code).result(timeout)
+               timeout: float | None = None, lang: str = "en") -> dict:
+        return self.submit(code, progress, fixed_code=fixed_code, lang=lang).result(timeout)
 
-    def _run(self, job_id: str, code: str, fixed_code: str | None, progress: Progress) -> dict:
+    def _run(self, job_id: str, code: str, fixed_code: str | None, progress: Progress, lang: str = "en") -> dict:
         gpu = self._free_gpus.get() if self.gpus else None
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=self.settings.job_seconds, runner=self._runner,
-                                      info=worker_info(gpu, executor="local"))
+                                      info=worker_info(gpu, executor="local"), lang=lang)
         except Exception as exc:  # a bug in verification, not in the snippet
             raise JobFailed(f"the verification failed ({type(exc).__name__}: {exc})") from exc
         finally:

@@ -167,13 +167,14 @@ class CeleryExecutor:
             f"cannot reach the job queue at {redact_url(self.settings.redis_url)} ({_reason(exc)}); "
             "fix verification is unavailable until it is back (answers still work)")
 
-    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None) -> CeleryJob:
+    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               lang: str = "en") -> CeleryJob:
         check_snippet(code)
         if fixed_code is not None:
             check_snippet(fixed_code, "fixed version")
         job_id = uuid.uuid4().hex
         try:
-            self.app.send_task(TASK_NAME, args=[code], kwargs={"fixed_code": fixed_code}, task_id=job_id,
+            self.app.send_task(TASK_NAME, args=[code], kwargs={"fixed_code": fixed_code, "lang": lang}, task_id=job_id,
                                queue=QUEUE)
         except BROKER_ERRORS as exc:
             raise self._unavailable(exc) from exc
@@ -182,8 +183,8 @@ class CeleryExecutor:
         return job
 
     def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               timeout: float | None = None) -> dict:
-        job = self.submit(code, progress, fixed_code=fixed_code)
+               timeout: float | None = None, lang: str = "en") -> dict:
+        job = self.submit(code, progress, fixed_code=fixed_code, lang=lang)
         return job.result(self.settings.wait_seconds if timeout is None else timeout)
 
     def workers(self) -> list[dict]:

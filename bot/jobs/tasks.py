@@ -72,7 +72,7 @@ def job_state(settings: JobSettings) -> JobState:
         return state
 
 
-def run_job(task, settings: JobSettings, code: str, fixed_code: str | None) -> dict:
+def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang: str = "en") -> dict:
     job_id = task.request.id
     store = job_state(settings)
     meta = task.backend.get_task_meta(job_id, cache=False)
@@ -102,7 +102,8 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None) -> d
         progress("starting", 0, 0, event=False)  # running from here: the submitter watches the heartbeat
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
-                                      job_seconds=settings.job_seconds, info=info)
+                                      job_seconds=settings.job_seconds, info=info,
+                                      lang=lang if lang in ("en", "ko", "zh") else "en")
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
     report["job"] = {"id": job_id, "executor": "celery", "queue": QUEUE, "attempt": starts}
@@ -114,8 +115,8 @@ def register(app, settings: JobSettings) -> None:
               retry_on_worker_lost=True, max_retries=MAX_STARTS - 1, default_retry_delay=0,
               soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit,
               resultrepr_maxsize=300)  # the log line of a finished job: not the whole report
-    def verify(self, code: str, fixed_code: str | None = None) -> dict:
-        return run_job(self, settings, code, fixed_code)
+    def verify(self, code: str, fixed_code: str | None = None, lang: str = "en") -> dict:
+        return run_job(self, settings, code, fixed_code, lang)
 
     verify.job_settings = settings
 

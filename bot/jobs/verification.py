@@ -70,13 +70,13 @@ class BudgetRunner:
 
 def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | None = None,
                      progress: Progress | None = None, job_seconds: float,
-                     runner: Callable[..., Any] | None = None, info: dict | None = None) -> dict:
+                     runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en") -> dict:
     """The `troubleshoot verify --json` report of `code` (and `fixed_code`)."""
     from bot.verify import verify_snippet
 
     budget = BudgetRunner(time.monotonic() + job_seconds, runner)
     report = verify_snippet(code, fixed_code=fixed_code, runner=budget, progress=progress,
-                            gpus=[gpu] if gpu is not None else None)
+                            gpus=[gpu] if gpu is not None else None, lang=lang)
     env = report.get("environment")
     if not isinstance(env, dict):
         env = report["environment"] = {}

@@ -17,7 +17,7 @@ from sqlalchemy import text
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
 from bot.slack.services.slack_api import make_client
-from bot.slack.services.verification import LocalExecutor
+from bot.slack.services.verification import default_executor
 from bot.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ def build_context(settings: SlackSettings, *, store: Store | None = None,
     client = make_client(settings.bot_token, settings.api_url)
     auth = client.auth_test()
     ctx = BotContext(settings=settings, client=client, store=store or open_store(),
-                     answer_fn=answer_fn or default_answer_fn, executor=executor or LocalExecutor(),
+                     answer_fn=answer_fn or default_answer_fn, executor=executor or default_executor(),
                      bot_user_id=auth.get("user_id"), bot_id=auth.get("bot_id"), team_id=auth.get("team_id"))
     log.info("connected to Slack as %s (team %s) at %s", ctx.bot_user_id, ctx.team_id, client.base_url)
     return ctx

@@ -255,8 +255,12 @@ def text_message(text: str) -> Message:
     return Message(text=fallback(text), blocks=sections(escape(text)) or [])
 
 
-def apology_message(ref: str, lang: str = "en") -> Message:
+def apology_message(ref: str, lang: str = "en", detail: str | None = None) -> Message:
+    """A short apology with a reference id; `detail` is a reason meant for users (a
+    JobError's text, such as "the job queue is unreachable"), never an exception dump."""
     text = t("apology", lang, ref=ref)
+    if detail:
+        text += f"\n> {escape(detail[:300])}"
     return Message(text=fallback(text.replace("`", "")), blocks=sections(text))
 
 

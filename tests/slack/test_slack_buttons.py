@@ -150,3 +150,24 @@ def test_verify_on_a_private_answer_reports_in_a_direct_message(bot, fake_slack)
     assert fake_slack.bot_messages("C0GENERAL") == []  # nothing public
     [status] = fake_slack.bot_messages("D0ASKER")
     assert "The error reproduces" in json.dumps(status["blocks"])
+
+
+def test_broker_down_answers_still_work_and_verify_says_why(bot_factory, fake_slack, monkeypatch):
+    """With REDIS_URL pointing at a broker that is not there, the bot still answers,
+    and Verify fix tells the user the queue is unreachable (with a reference id)."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    bot = bot_factory()  # its default executor is chosen from the environment
+    answer, answer_id = ask(bot, fake_slack, "1700006040.000100",
+                            f"<@UBOT01> this fails:\n```{SNIPPET}```\n```{ERROR}```")
+    assert "pytorch/backward-twice" in json.dumps(answer["blocks"])
+    bot.sender.interaction(button_payload(action_id="verify_fix", value=str(answer_id), message=answer))
+    settle(bot, verifications=True)
+    [status] = [m for m in fake_slack.bot_messages("C0GENERAL") if m is not answer]
+    final = json.dumps(status["blocks"], ensure_ascii=False)
+    assert "cannot reach the job queue" in final and "answers still work" in final
+    assert f"127.0.0.1:{port}" in final

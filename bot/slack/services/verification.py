@@ -2,8 +2,8 @@
 
 The run goes through an executor: `submit(code, progress) -> result`, where
 `progress(stage, done, total)` reports each step and the result is the
-`troubleshoot verify --json` document. LocalExecutor runs bot.verify in this
-process; a queue-backed executor (Celery, issue on workers) slots in beside it.
+`troubleshoot verify --json` document. By default that is bot.jobs'
+executor: in this process, or on GPU workers through Celery when REDIS_URL is set.
 
 What must hold: one running verification per user (a lock row in the store, so a
 double click or a second bot process starts nothing twice); a status message that
@@ -34,13 +34,12 @@ class Executor(Protocol):
     def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict: ...
 
 
-class LocalExecutor:
-    """Runs the verification in this process (the embedded default)."""
+def default_executor() -> Executor:
+    """bot.jobs' executor: in this process, or on GPU workers through the broker when
+    REDIS_URL is set (nothing connects until a verification is submitted)."""
+    from bot.jobs import SlackExecutor
 
-    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict:
-        from bot.verify import verify_snippet  # imported on first use: it pulls in the sandbox
-
-        return verify_snippet(code, progress=progress, lang=lang)
+    return SlackExecutor()
 
 
 class _StatusUpdater:
@@ -120,7 +119,9 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                  [f.get("status") for f in result.get("fixes") or []])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("verification", exc)
-        apology = apology_message(ref, lang)
+        from bot.jobs import JobError
+
+        apology = apology_message(ref, lang, detail=str(exc) if isinstance(exc, JobError) else None)
         try:
             if status is not None and status.ts:
                 update(ctx.client, status.channel, status.ts, [apology])
