@@ -190,6 +190,8 @@ class Sandbox:
     gpu_driver_dir: str = "/proc/driver/nvidia/gpus"
     use_cgroups: bool = True
     cgroup_group: str = cgroups.GROUP_NAME  # folder under the worker's cgroup that holds the runs' cgroups
+    # A cgroups.Backend to use instead of detecting one (tests: one found on a fake tree).
+    found_cgroups: cgroups.Backend | None = None
     run_dir_base: str | None = None  # where per-run folders go (default: the system temp dir)
     layout: bwrap.HostLayout | None = None
     # The host user bwrap runs as when the worker is root (never root itself: see privileges.py).
@@ -207,7 +209,10 @@ class Sandbox:
             raise SandboxUnavailable(f"cannot sandbox snippets here: {why}")
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
-        self._backend = cgroups.detect(group=self.cgroup_group) if self.use_cgroups else cgroups.Backend(None, "cgroups turned off")
+        if not self.use_cgroups:
+            self._backend = cgroups.Backend(None, "cgroups turned off")
+        else:
+            self._backend = self.found_cgroups or cgroups.detect(group=self.cgroup_group)
         self._backend.sweep_stale()
         _sweep_stale_run_dirs(self.run_dir_base or tempfile.gettempdir())
         self._seccomp = seccomp.build_filter()
@@ -369,6 +374,8 @@ class Sandbox:
         out = [f"wall clock {format_seconds(limits.wall_seconds)} (host deadline; kills the whole process tree)"]
         if cg is not None:
             out += cg.describe(limits.memory_bytes, limits.max_processes)
+            if self._backend.passed_over:
+                out.append(f"cgroup {self._backend.version} used because {self._backend.passed_over}")
         else:
             out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown")
         out += [r.described for r in rl if r.described] + rl_notes
