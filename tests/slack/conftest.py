@@ -47,29 +47,32 @@ SLACK_TEST_ENTRIES = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-
 
 
 @pytest.fixture(scope="session")
-def answer_index(tmp_path_factory) -> str:
+def slack_kb(tmp_path_factory) -> tuple[Path, Path]:
     """Knowledge (a copy of the entries above) and its real search index, built once per
-    session; TROUBLESHOOT_KNOWLEDGE_DIR and TROUBLESHOOT_INDEX_DIR point this process
-    and the bot subprocesses at them."""
+    session: (knowledge dir, index dir)."""
     repo = Path(__file__).resolve().parents[2]
     root = tmp_path_factory.mktemp("slack-kb")
     entries = root / "knowledge" / "entries" / "pytorch"
     entries.mkdir(parents=True)
     for name in SLACK_TEST_ENTRIES:
         shutil.copy(repo / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
-    index_dir = root / "index"
-    saved = {k: os.environ.get(k) for k in ("TROUBLESHOOT_KNOWLEDGE_DIR", "TROUBLESHOOT_INDEX_DIR")}
-    os.environ["TROUBLESHOOT_KNOWLEDGE_DIR"] = str(root / "knowledge")
-    os.environ["TROUBLESHOOT_INDEX_DIR"] = str(index_dir)
-    from bot.retrieval.engine import get_engine
+    from bot.retrieval.engine import get_embedder
+    from bot.retrieval.index import build_index
+    from bot.settings import embedder_name
 
-    get_engine()
-    yield str(index_dir)
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
+                log=lambda msg: None)
+    return root / "knowledge", root / "index"
+
+
+@pytest.fixture
+def answer_index(slack_kb, monkeypatch) -> str:
+    """Point this test (and the bot subprocesses it starts) at the Slack tests' knowledge
+    and index; the settings go back when the test ends."""
+    knowledge_dir, index_dir = slack_kb
+    monkeypatch.setenv("TROUBLESHOOT_KNOWLEDGE_DIR", str(knowledge_dir))
+    monkeypatch.setenv("TROUBLESHOOT_INDEX_DIR", str(index_dir))
+    return str(index_dir)
 
 
 @dataclass
