@@ -39,9 +39,11 @@ class QuestionSignature:
 
 def question_signature(text: str) -> QuestionSignature:
     """Raises bot.retrieval.clean.InputError for text that cannot be read (empty, binary)."""
+    from bot.retrieval.normalize import normalise_message
     from bot.retrieval.query import understand
 
     query = understand(text)
-    normalised = scrub(query.normalised)
+    # Identifiers go before normalising (which would cut a URL at its slashes) and after.
+    normalised = scrub(normalise_message(scrub(query.error_text)))
     excerpt = normalised if len(normalised) <= EXCERPT_CHARS else normalised[:EXCERPT_CHARS - 1].rstrip() + "…"
     return QuestionSignature(hashlib.sha256(normalised.encode("utf-8")).hexdigest(), excerpt, query.error_type)
