@@ -165,3 +165,50 @@ def variant(report: dict, *, statuses: dict[str, str] | None = None, torch: str 
     if job:
         out["job"] = {"id": job, "executor": "celery"}
     return out
+
+
+# --- the Slack bot, served in this process against the fake Slack Web API ---------------------------
+
+@dataclass
+class SlackBot:
+    ctx: object
+    server: object
+    sender: object
+    fake: object
+    store: object
+
+
+@pytest.fixture
+def slack_bot(use_kb, tmp_path, monkeypatch):
+    """The real bolt app over a real socket, its store a SQLite file that the answers'
+    rate source reads as well (DATABASE_URL); Slack's side is tests/slack's fake."""
+    import threading
+
+    sys.path.insert(0, str(REPO / "tests" / "slack"))
+    from slack_fake_api import FakeSlack
+    from slack_harness import SIGNING_SECRET, SlackSender
+
+    from bot.answer import set_rate_source
+    from bot.slack.app import build_app, build_context, make_http_server
+    from bot.slack.services.context import SlackSettings
+    from bot.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("TROUBLESHOOT_RATES_TTL", "0")  # every answer reads the store: votes show at once
+    set_rate_source(None)
+    fake = FakeSlack().start()
+    settings = SlackSettings(bot_token=fake.bot_token, signing_secret=SIGNING_SECRET, api_url=fake.api_url)
+    ctx = build_context(settings, store=open_store(url))
+    ctx.ready = True
+    app = build_app(ctx)
+    server = make_http_server(app, ctx, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, name="bot-http", daemon=True).start()
+    sender = SlackSender(f"http://127.0.0.1:{server.server_address[1]}")
+    yield SlackBot(ctx, server, sender, fake, ctx.store)
+    server.shutdown()
+    server.server_close()
+    ctx.work_pool.shutdown(wait=True)
+    ctx.verify_pool.shutdown(wait=True)
+    fake.stop()
+    set_rate_source(None)
