@@ -49,14 +49,16 @@ def test_wrong_type_too_big_and_sign_in_page_are_reported_not_read(bot, fake_sla
     image = fake_slack.add_file("screenshot.png", b"\x89PNG\r\n\x1a\n", filetype="png", mimetype="image/png")
     huge = fake_slack.add_file("huge.log", b"x", size=50 * 2**20)
     login = fake_slack.add_file("other.txt", TRACEBACK.encode(), login_page=True)
-    bot.sender.event(mention_with_files("1700002002.000100", [image, huge, login]))
+    binary = fake_slack.add_file("core.log", b"\x7fELF\x00\x00\x01" * 20)
+    bot.sender.event(mention_with_files("1700002002.000100", [image, huge, login, binary]))
     assert bot.ctx.work_pool.wait_idle(60)
     text = reply_text(fake_slack, "1700002002.000100")
     assert "screenshot.png: only text and code files" in text
     assert "huge.log: 52428800 bytes is over the" in text
     assert "other.txt: Slack sent a sign-in page instead of the file" in text
-    # Only the file that passed the type and size checks was downloaded.
-    assert [r.path.rsplit("/", 1)[1] for r in fake_slack.calls("download")] == ["other.txt"]
+    assert "core.log: the input looks binary" in text
+    # Only the files that passed the type and size checks were downloaded.
+    assert sorted(r.path.rsplit("/", 1)[1] for r in fake_slack.calls("download")) == ["core.log", "other.txt"]
 
 
 def test_without_the_right_token_slack_sends_a_sign_in_page_and_it_is_detected(fake_slack):

@@ -9,7 +9,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from bot.lang import script_counts
+from bot.lang import detect_language
 from bot.retrieval.normalize import normalise_message
 from bot.slack.blocks import answer_message, compact_answer_message, escape, text_message
 from bot.slack.i18n import t
@@ -43,13 +43,10 @@ def carries_error(parsed: ParsedMessage) -> bool:
 
 
 def prose_language(text: str) -> str | None:
-    """ko or zh when the asker wrote in it; None leaves the choice to retrieval."""
-    counts = script_counts(text)
-    if counts["ko"] >= 2:
-        return "ko"
-    if counts["zh"] >= 2 and not counts["kana"]:
-        return "zh"
-    return None
+    """ko or zh when the asker wrote in it; None (not "en") leaves the choice to
+    retrieval, which also reads the pasted error."""
+    lang = detect_language(text)
+    return lang if lang in ("ko", "zh") else None
 
 
 def error_hash(text: str) -> str:

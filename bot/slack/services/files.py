@@ -13,6 +13,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
+from bot.retrieval.clean import InputError, decode_bytes
+
 MAX_FILE_BYTES = 512 * 1024
 TEXT_SUFFIXES = (".py", ".txt", ".log", ".out", ".err", ".ipynb.txt")
 TEXT_FILETYPES = {"python", "text", "log", "txt", "plain", "shell", "markdown", "json", "yaml"}
@@ -84,6 +86,7 @@ def fetch_file_text(client, info: dict, token: str, *, limit: int = MAX_FILE_BYT
                            "files:read scope and must be in this channel")
     if len(body) > limit:
         raise FileRejected(f"{name}: over the {limit}-byte limit")
-    if b"\x00" in body:
-        raise FileRejected(f"{name}: looks binary, not text")
-    return FetchedFile(name=name, text=body.decode("utf-8", errors="replace"))
+    try:
+        return FetchedFile(name=name, text=decode_bytes(body))
+    except InputError as exc:  # binary data
+        raise FileRejected(f"{name}: {exc}") from None
