@@ -47,7 +47,7 @@ def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -
                       "evidence": rate.evidence if rate is not None else None,
                       "rate_source": rate.source if rate is not None else None,
                       "evidence_summary": evidence_text(rate.verified, lang, dead_end=True) if rate else None,
-                      "verified": rate.verified if rate is not None else None})
+                      "verified": rate.verified if rate is not None else None, "refuted": False})
     return items
 
 

@@ -6,8 +6,16 @@ rates they add up to (rates.py explains the model).
 
 Answers get the rates through bot.answer's rate source hook
 (bot.evidence.rates.rate_source); `troubleshoot stats` shows them (commands.py).
+The tables are in models.py (bot/store/models.py imports them, so that the store's
+metadata is whole); importing this package loads nothing else until used.
 """
 
-from bot.evidence.record import record_answer, record_gap, record_verification
-
 __all__ = ["record_answer", "record_gap", "record_verification"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from bot.evidence import record
+
+        return getattr(record, name)
+    raise AttributeError(name)

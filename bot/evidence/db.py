@@ -29,7 +29,6 @@ def get_store(*, create: bool = True) -> Store | None:
             return store
         if not create and not _exists(url):
             return None
-        import bot.evidence.models  # noqa: F401 - the evidence tables join the metadata
 
         store = _stores[url] = open_store(url)
         return store
