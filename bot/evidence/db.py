@@ -29,7 +29,6 @@ def get_store(*, create: bool = True) -> Store | None:
             return store
         if not create and not _exists(url):
             return None
-
         store = _stores[url] = open_store(url)
         return store
 

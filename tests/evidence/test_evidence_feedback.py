@@ -114,3 +114,13 @@ def test_a_verify_click_records_the_runs_and_the_next_answer_shows_them(slack_bo
 
     again, _ = ask(bot, "1700007011.000100", f"<@UBOT01> {SEED_ERROR}")
     assert "fixed 1 of 1 verified run on torch 2.13" in json.dumps(again["blocks"], ensure_ascii=False)
+
+
+def test_a_slack_question_without_a_confident_answer_is_a_coverage_gap(slack_bot):
+    bot = slack_bot
+    question = "<@UBOT01> RuntimeError: the flux capacitor in /home/carol/proj/model.py is out of phase"
+    ask(bot, "1700007020.000100", question)
+    ask(bot, "1700007021.000100", question.replace("carol", "dave"))
+    [gap] = evidence(bot)["coverage_gaps"]
+    assert gap["count"] == 2
+    assert gap["excerpt"] == "RuntimeError: the flux capacitor in model.py is out of phase"

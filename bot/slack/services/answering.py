@@ -91,9 +91,6 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
         language=lang, surface=q.surface, error_hash=error_hash(text),
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
         answer_json=json.dumps(result, ensure_ascii=False))
-    from bot.evidence.record import record_gap  # a question we had no confident answer for
-
-    record_gap(text, result, store=ctx.store)
     private = q.where.private
     versions = [
         answer_message(result, answer_id=answer_id, private=private, notes=notes),
@@ -103,6 +100,9 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     posted = post(ctx.client, q.where, versions)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
+    from bot.evidence.record import record_gap  # after posting: a question we had no confident answer for
+
+    record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted
 
