@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--fixed", help="a fixed version of the snippet to verify as well")
     verify.add_argument("--queue", action="store_true", help="run through the broker (REDIS_URL) on a GPU worker")
     verify.add_argument("--json", action="store_true")
+    verify.add_argument("--no-record", action="store_true",
+                        help="do not record the outcome as evidence (recorded by default; see troubleshoot stats)")
+    verify.add_argument("--keep-snippet", action="store_true",
+                        help="store the snippet's text with the evidence (by default only its sha256 is kept)")
     verify.set_defaults(handler="bot.verify.commands:verify")
 
     stats = sub.add_parser("stats", help="evidence per entry and workaround")

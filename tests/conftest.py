@@ -3,6 +3,7 @@ needing them skip with a reason instead of failing where none can be had."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,21 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 SEEDS = SHARED / "seeds"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_state(tmp_path_factory):
+    """The suite records evidence (`ask`, `verify`) into a store of its own, never into the
+    developer's var/ or a DATABASE_URL set in the shell."""
+    saved = {k: os.environ.get(k) for k in ("TROUBLESHOOT_VAR_DIR", "DATABASE_URL")}
+    os.environ["TROUBLESHOOT_VAR_DIR"] = str(tmp_path_factory.mktemp("var"))
+    os.environ.pop("DATABASE_URL", None)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture

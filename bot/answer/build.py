@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.answer.rates import RateSource
+from bot.answer.rates import RateSource, evidence_text, refuted_text
 from bot.kb import model as m
 from bot.retrieval.engine import Hit, SearchResult
 
@@ -26,6 +26,9 @@ def workaround_items(entry: m.Entry, lang: str, rates: RateSource) -> list[dict]
             "success_rate": None if rate.rate is None else round(rate.rate, 3),
             "evidence": rate.evidence,
             "rate_source": rate.source,
+            "evidence_summary": evidence_text(rate.verified, lang),
+            "verified": rate.verified,
+            "refuted": rate.refuted,
             "caveats": _text(w.caveats, lang) or None,
             "patch": w.patch,
         }))
@@ -34,9 +37,28 @@ def workaround_items(entry: m.Entry, lang: str, rates: RateSource) -> list[dict]
     return [item for _, _, item in items]
 
 
-def dead_end_items(entry: m.Entry, lang: str) -> list[dict]:
-    return [{"id": d.id, "title": _text(d.title, lang), "why": _text(d.why, lang), "code": d.code,
-             "leads_to": d.leads_to} for d in entry.dead_ends]
+def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[dict]:
+    items = []
+    for d in entry.dead_ends:
+        rate = rates.dead_end_rate(entry.id, d) if rates is not None else None
+        items.append({"id": d.id, "title": _text(d.title, lang), "why": _text(d.why, lang), "code": d.code,
+                      "leads_to": d.leads_to,
+                      "fail_rate": None if rate is None or rate.rate is None else round(rate.rate, 3),
+                      "evidence": rate.evidence if rate is not None else None,
+                      "rate_source": rate.source if rate is not None else None,
+                      "evidence_summary": evidence_text(rate.verified, lang, dead_end=True) if rate else None,
+                      "verified": rate.verified if rate is not None else None, "refuted": False})
+    return items
+
+
+def refuted_items(workarounds: list[dict], lang: str) -> list[dict]:
+    """Workarounds that verified runs keep refuting, shown among the dead ends with that evidence."""
+    return [{"id": w["id"], "title": w["title"], "why": refuted_text(lang), "code": w["code"], "leads_to": None,
+             "fail_rate": None if w["success_rate"] is None else round(1 - w["success_rate"], 3),
+             "evidence": w["evidence"], "rate_source": w["rate_source"],
+             "evidence_summary": evidence_text(w["verified"], lang, dead_end=True), "verified": w["verified"],
+             "refuted": True}
+            for w in workarounds if w.get("refuted")]
 
 
 def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
@@ -59,14 +81,15 @@ def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
 
 def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource) -> dict:
     entry = hit.entry
+    workarounds = workaround_items(entry, lang, rates)
     return {
         "id": entry.id,
         "title": _text(entry.title, lang),
         "score": hit.score,
         "confidence": hit.confidence,
         "root_cause": _text(entry.root_cause, lang),
-        "workarounds": workaround_items(entry, lang, rates),
-        "dead_ends": dead_end_items(entry, lang),
+        "workarounds": [w for w in workarounds if not w.get("refuted")],
+        "dead_ends": refuted_items(workarounds, lang) + dead_end_items(entry, lang, rates),
         "sources": source_items(hit, kb, lang),
     }
 

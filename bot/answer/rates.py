@@ -20,7 +20,51 @@ from bot.kb import model as m
 class Rate:
     rate: float | None  # fix rate for a workaround (fail rate for a dead end); None when unknown
     evidence: int  # how many observations it stands for
-    source: str  # short label: "prior", "measured", ...
+    source: str  # short label: "prior", "verified", "votes"
+    # What our own evidence says (bot.evidence.rates): {"runs", "fixed", "failed", "torch": [versions],
+    # "up", "down"}; None when there is none.
+    verified: dict | None = None
+    refuted: bool = False  # a workaround that verified runs keep refuting: shown as a dead end
+
+
+EVIDENCE_WORDS = {
+    "en": {"fixed": "fixed {k} of {n} verified run{s}", "failed": "failed in {k} of {n} verified run{s}",
+           "none": "not verified yet", "on": " on torch {versions}", "range": "{low} to {high}",
+           "votes": "👍 {up} 👎 {down} on answers", "refuted": "listed as a fix, but verified runs keep refuting it"},
+    "ko": {"fixed": "검증 실행 {n}회 중 {k}회 해결", "failed": "검증 실행 {n}회 중 {k}회 실패",
+           "none": "아직 검증되지 않음", "on": " (torch {versions})", "range": "{low}~{high}",
+           "votes": "답변 평가 👍 {up} 👎 {down}", "refuted": "해결 방법으로 올라 있지만 검증 실행에서 계속 실패합니다"},
+    "zh": {"fixed": "{n} 次验证运行中 {k} 次修复", "failed": "{n} 次验证运行中 {k} 次失败",
+           "none": "尚未验证", "on": "（torch {versions}）", "range": "{low} 至 {high}",
+           "votes": "答案评价 👍 {up} 👎 {down}", "refuted": "虽被列为解决方法，但验证运行一再证明它无效"},
+}
+
+
+def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
+    """One line of our own evidence for an item, e.g. "fixed 14 of 15 verified runs on
+    torch 2.3 to 2.13; 👍 3 👎 1 on answers"; None when there is none."""
+    if not verified:
+        return None
+    words = EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])
+    parts = []
+    runs = int(verified.get("runs") or 0)
+    if runs:
+        k = verified.get("failed", 0) if dead_end else verified.get("fixed", 0)
+        text = words["failed" if dead_end else "fixed"].format(k=k, n=runs, s="" if runs == 1 else "s")
+        versions = list(verified.get("torch") or [])
+        if versions:
+            shown = versions[0] if len(versions) == 1 else words["range"].format(low=versions[0], high=versions[-1])
+            text += words["on"].format(versions=shown)
+        parts.append(text)
+    elif not dead_end:
+        parts.append(words["none"])
+    if verified.get("up") or verified.get("down"):
+        parts.append(words["votes"].format(up=verified.get("up", 0), down=verified.get("down", 0)))
+    return "; ".join(parts) or None
+
+
+def refuted_text(lang: str = "en") -> str:
+    return EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])["refuted"]
 
 
 class RateSource(Protocol):

@@ -15,7 +15,7 @@ LABELS = {
         "others": "Other candidates", "unsure": "Not sure which known error this is",
         "nearest": "Nearest entries", "hint": "Paste the whole traceback (its last lines matter most), "
                                               "or describe what you ran.",
-        "matched": "matched", "unknown_rate": "rate unknown",
+        "matched": "matched", "unknown_rate": "rate unknown", "our_evidence": "our evidence",
     },
     "ko": {
         "root_cause": "원인", "workarounds": "해결 방법 (성공률 높은 순)", "dead_ends": "효과 없는 시도",
@@ -23,7 +23,7 @@ LABELS = {
         "leads_to": "이어지는 오류", "caveats": "주의", "others": "다른 후보",
         "unsure": "어떤 알려진 오류인지 확실하지 않습니다", "nearest": "가장 가까운 항목",
         "hint": "전체 트레이스백(특히 마지막 줄)을 붙여 넣거나 무엇을 실행했는지 알려 주세요.",
-        "matched": "일치", "unknown_rate": "해결률 미상",
+        "matched": "일치", "unknown_rate": "해결률 미상", "our_evidence": "검증 결과",
     },
     "zh": {
         "root_cause": "根本原因", "workarounds": "解决方法（按成功率排序）", "dead_ends": "看似可行但无效的做法",
@@ -31,7 +31,7 @@ LABELS = {
         "leads_to": "会导致", "caveats": "注意", "others": "其他候选",
         "unsure": "无法确定这是哪一种已知错误", "nearest": "最接近的条目",
         "hint": "请粘贴完整的 traceback（最后几行最重要），或说明你运行了什么。",
-        "matched": "匹配", "unknown_rate": "成功率未知",
+        "matched": "匹配", "unknown_rate": "成功率未知", "our_evidence": "验证结果",
     },
 }
 
@@ -105,6 +105,8 @@ def render_answer(data: dict, top: int = 3) -> str:
         else:
             rate = f"{L['success']} {w['success_rate']:.0%} ({w['rate_source']}, {L['evidence']} {w['evidence']})"
         lines.append(f"  {i}. {w['title']}  —  {rate}")
+        if w.get("evidence_summary"):
+            lines.extend(_wrap(f"{L['our_evidence']}: {w['evidence_summary']}", "     ", width))
         lines.extend(_wrap(w["explanation"], "     ", width))
         lines.extend(_code(w["code"], "     "))
         if w.get("caveats"):
@@ -116,6 +118,8 @@ def render_answer(data: dict, top: int = 3) -> str:
             lines.append(f"  ✗ {d['title']}")
             why = d["why"] + (f" ({L['leads_to']} {d['leads_to']})" if d.get("leads_to") else "")
             lines.extend(_wrap(why, "     ", width))
+            if d.get("evidence_summary"):
+                lines.extend(_wrap(f"{L['our_evidence']}: {d['evidence_summary']}", "     ", width))
     if best["sources"]:
         lines.append("")
         lines.append(L["sources"])

@@ -154,6 +154,9 @@ def verify_queued(args) -> int:
     except JobError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 3
+    from bot.evidence.record import record_cli_verification  # here, not on the worker: see bot/evidence/record.py
+
+    record_cli_verification(args, report, code, surface="queue")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:

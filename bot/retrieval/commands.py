@@ -49,6 +49,10 @@ def ask(args) -> int:
         data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
     except problems as exc:
         return _fail("ask", str(exc))
+    from bot.evidence.record import ask_recording_enabled, record_answer
+
+    if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
+        record_answer(text, data, surface="cli")
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:

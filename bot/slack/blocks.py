@@ -138,6 +138,8 @@ def _workaround_text(i: int, w: dict, lang: str) -> str:
     rate = _rate_text(w, lang)
     if rate:
         head += f"  _({rate})_"
+    if w.get("evidence_summary"):  # our own verified runs and votes (bot.evidence)
+        head += f"\n:test_tube: _{escape(w['evidence_summary'])}_"
     body = escape(w.get("explanation") or "")
     caveats = w.get("caveats")
     if isinstance(caveats, list):
@@ -150,6 +152,8 @@ def _dead_end_text(d: dict, lang: str) -> str:
     text = f":no_entry: *{escape(d.get('title') or d.get('id') or '')}*\n{escape(d.get('why') or '')}"
     if d.get("leads_to"):
         text += f"\n{t('leads_to', lang)}: `{escape(d['leads_to'])}`"
+    if d.get("evidence_summary"):
+        text += f"\n:test_tube: _{escape(d['evidence_summary'])}_"
     return text + _code(d.get("code"))
 
 

@@ -77,3 +77,8 @@ class VerificationLock(Base):
     user_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     answer_id: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# The evidence tables (issue 7) share this metadata: whoever loads the store's models
+# sees the whole schema that the migrations build.
+import bot.evidence.models  # noqa: E402,F401

@@ -61,6 +61,9 @@ def verify(args) -> int:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
     report = verify_snippet(code, fixed_code=fixed, progress=progress, retriever=engine_retriever)
+    from bot.evidence.record import record_cli_verification
+
+    record_cli_verification(args, report, code, surface="cli")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:

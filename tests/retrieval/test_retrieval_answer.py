@@ -5,8 +5,10 @@ import pytest
 from bot.answer import InputError, Rate, answer, set_rate_source
 
 MATCH_KEYS = {"id", "title", "score", "confidence", "root_cause", "workarounds", "dead_ends", "sources"}
-WORKAROUND_KEYS = {"id", "title", "explanation", "code", "success_rate", "evidence", "rate_source", "caveats", "patch"}
-DEAD_END_KEYS = {"id", "title", "why", "code", "leads_to"}
+WORKAROUND_KEYS = {"id", "title", "explanation", "code", "success_rate", "evidence", "rate_source", "caveats", "patch",
+                   "evidence_summary", "verified", "refuted"}  # the last three: our own evidence (bot.evidence)
+DEAD_END_KEYS = {"id", "title", "why", "code", "leads_to",
+                 "fail_rate", "evidence", "rate_source", "evidence_summary", "verified", "refuted"}
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB"
 

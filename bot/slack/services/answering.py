@@ -100,6 +100,9 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     posted = post(ctx.client, q.where, versions)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
+    from bot.evidence.record import record_gap  # after posting: a question we had no confident answer for
+
+    record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted
 

@@ -99,6 +99,9 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang) if status.ts else (lambda *a: None)
         result = ctx.executor.submit(code, progress, lang=lang)
+        from bot.evidence.record import record_verification  # never raises; see bot/evidence/record.py
+
+        record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store)
         output = result.get("output") or ""
         _, cut = output_excerpt(output)
         attached = False

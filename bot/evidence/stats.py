@@ -1,0 +1,175 @@
+"""The `troubleshoot stats` document: per entry and workaround, the evidence and the
+rate; the most asked questions without a confident answer.
+
+    {"store": {"backend", "verifications", "fix_runs", "answers", "votes", "coverage_gaps"},
+     "model": {"vote_weight", "refuted_below", "refuted_min_failures"},
+     "entries": [{"id", "title", "answers", "verifications", "reproduced",
+                  "workarounds": [ITEM], "dead_ends": [ITEM]}],      own evidence first
+     "unknown_items": [...],   evidence recorded for ids the knowledge base no longer has
+     "coverage_gaps": [{"signature", "excerpt", "count", "language", "nearest_entry_id",
+                        "nearest_confidence", "first_seen", "last_seen"}]}
+
+    ITEM: {"id", "title", "fix_rate" (workarounds) or "fail_rate" (dead ends), "source",
+           "prior": {"rate", "evidence"} or null, "runs", "fixed", "failed",
+           "not_counted", "recorded", "torch": [...], "devices": [...], "up", "down",
+           "evidence", "refuted", "summary"}
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from bot.answer.rates import evidence_text
+from bot.evidence.rates import (REFUTED_BELOW, REFUTED_MIN_FAILURES, VOTE_WEIGHT, Observations, estimate,
+                                item_rate, load_observations)
+from bot.kb import model as m
+
+TOP_GAPS = 20
+
+
+def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bool) -> dict:
+    rate = item_rate(prior, obs, dead_end=dead_end)
+    obs = obs or Observations()
+    refuted = False if dead_end else estimate(prior, obs).refuted
+    return {
+        "id": item.id,
+        "title": item.title.get_text("en"),
+        "fail_rate" if dead_end else "fix_rate": None if rate.rate is None else round(rate.rate, 4),
+        "source": rate.source,
+        "prior": None if prior is None else {"rate": prior.rate, "evidence": prior.evidence},
+        "runs": obs.runs, "fixed": obs.fixed, "failed": obs.failed, "not_counted": obs.not_counted,
+        "recorded": obs.recorded,
+        "torch": obs.verified()["torch"], "devices": sorted(obs.devices),
+        "up": 0 if dead_end else obs.up, "down": 0 if dead_end else obs.down,
+        "evidence": rate.evidence,
+        "refuted": refuted,
+        "summary": evidence_text(obs.verified() if not obs.empty() else None, "en", dead_end=dead_end),
+    }
+
+
+def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int], list[dict]]:
+    from bot.evidence.models import CoverageGap, Verification, VerificationOutcome
+    from bot.store.models import Answer, Vote
+
+    with store.session() as session:
+        totals = {
+            "verifications": session.scalar(select(func.count()).select_from(Verification)) or 0,
+            "fix_runs": session.scalar(select(func.count()).select_from(VerificationOutcome)) or 0,
+            "answers": session.scalar(select(func.count()).select_from(Answer)) or 0,
+            "votes": session.scalar(select(func.count()).select_from(Vote)) or 0,
+            "coverage_gaps": session.scalar(select(func.count()).select_from(CoverageGap)) or 0,
+        }
+        answers = dict(session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None))
+                                       .group_by(Answer.entry_id)).all())
+        verifications = dict(session.execute(select(Verification.entry_id, func.count())
+                                             .where(Verification.entry_id.is_not(None))
+                                             .group_by(Verification.entry_id)).all())
+        reproduced = dict(session.execute(select(Verification.entry_id, func.count())
+                                          .where(Verification.entry_id.is_not(None), Verification.reproduced)
+                                          .group_by(Verification.entry_id)).all())
+        gaps = [{"signature": g.signature, "excerpt": g.excerpt, "count": g.count, "language": g.language,
+                 "nearest_entry_id": g.nearest_entry_id,
+                 "nearest_confidence": None if g.nearest_confidence is None else round(g.nearest_confidence, 3),
+                 "first_seen": g.first_seen.isoformat(), "last_seen": g.last_seen.isoformat()}
+                for g in session.scalars(select(CoverageGap).order_by(CoverageGap.count.desc(),
+                                                                      CoverageGap.last_seen.desc(),
+                                                                      CoverageGap.signature).limit(TOP_GAPS))]
+    return totals, answers, verifications, reproduced, gaps
+
+
+def build_stats(kb: m.KnowledgeBase, store) -> dict:
+    """The stats document; `store` may be None (no database yet: priors only)."""
+    if store is not None:
+        observations = load_observations(store)
+        totals, answers, verifications, reproduced, gaps = _counts(store)
+        backend = store.engine.dialect.name
+    else:
+        observations, answers, verifications, reproduced, gaps = {}, {}, {}, {}, []
+        totals = dict.fromkeys(("verifications", "fix_runs", "answers", "votes", "coverage_gaps"), 0)
+        backend = None
+    entries, known = [], set()
+    for entry in sorted(kb.entries.values(), key=lambda e: e.id):
+        workarounds = []
+        for w in entry.workarounds:
+            known.add((entry.id, w.id))
+            workarounds.append(_item(w, w.prior, observations.get((entry.id, w.id)), dead_end=False))
+        dead_ends = []
+        for d in entry.dead_ends:
+            known.add((entry.id, d.id))
+            dead_ends.append(_item(d, d.prior, observations.get((entry.id, d.id)), dead_end=True))
+        workarounds.sort(key=lambda i: (-(i["fix_rate"] if i["fix_rate"] is not None else -1), i["id"]))
+        entries.append({"id": entry.id, "title": entry.title.get_text("en"), "answers": answers.get(entry.id, 0),
+                        "verifications": verifications.get(entry.id, 0), "reproduced": reproduced.get(entry.id, 0),
+                        "workarounds": workarounds, "dead_ends": dead_ends})
+    own = lambda e: sum(i["runs"] + i["up"] + i["down"] for i in e["workarounds"] + e["dead_ends"])  # noqa: E731
+    entries.sort(key=lambda e: (-own(e), -e["verifications"], -e["answers"], e["id"]))
+    unknown = [{"entry_id": entry_id, "item_id": item_id, "runs": obs.runs, "fixed": obs.fixed,
+                "failed": obs.failed, "up": obs.up, "down": obs.down}
+               for (entry_id, item_id), obs in sorted(observations.items()) if (entry_id, item_id) not in known]
+    return {"store": {"backend": backend, **totals},
+            "model": {"vote_weight": VOTE_WEIGHT, "refuted_below": REFUTED_BELOW,
+                      "refuted_min_failures": REFUTED_MIN_FAILURES},
+            "entries": entries, "unknown_items": unknown, "coverage_gaps": gaps}
+
+
+# --- as text -----------------------------------------------------------------------------------
+
+def _pct(value: float | None) -> str:
+    return "  ?" if value is None else f"{value:4.0%}"
+
+
+def _has_evidence(entry: dict) -> bool:
+    return bool(entry["answers"] or entry["verifications"]
+                or any(i["runs"] or i["up"] or i["down"] for i in entry["workarounds"] + entry["dead_ends"]))
+
+
+def _prior_text(item: dict) -> str:
+    prior = item["prior"]
+    return "no prior" if prior is None else f"prior {prior['rate']:.0%} from {prior['evidence']}"
+
+
+def format_stats(doc: dict) -> str:
+    s = doc["store"]
+    out = []
+    if s["backend"] is None:
+        out.append("Evidence store: none yet (nothing recorded); the rates below are the knowledge base's priors.")
+    else:
+        out.append(f"Evidence store ({s['backend']}): {s['verifications']} verification(s) with {s['fix_runs']} "
+                   f"fix run(s), {s['answers']} answer(s), {s['votes']} vote(s), "
+                   f"{s['coverage_gaps']} coverage gap(s).")
+    shown = [e for e in doc["entries"] if _has_evidence(e)]
+    for entry in shown:
+        out.append("")
+        out.append(f"{entry['id']} — {entry['title']}")
+        out.append(f"  answers {entry['answers']} · verifications {entry['verifications']} "
+                   f"(reproduced {entry['reproduced']})")
+        if entry["workarounds"]:
+            out.append("  workarounds (fix rate):")
+        for item in entry["workarounds"]:
+            mark = "  REFUTED: shown as a dead end" if item["refuted"] else ""
+            out.append(f"    {_pct(item['fix_rate'])}  {item['id']}: {item['summary'] or 'no evidence of ours'}"
+                       f" ({_prior_text(item)}){mark}")
+        if entry["dead_ends"]:
+            out.append("  dead ends (fail rate):")
+        for item in entry["dead_ends"]:
+            out.append(f"    {_pct(item['fail_rate'])}  {item['id']}: {item['summary'] or 'no evidence of ours'}"
+                       f" ({_prior_text(item)})")
+    rest = len(doc["entries"]) - len(shown)
+    if rest:
+        out.append("")
+        out.append(f"{rest} {'entry has' if rest == 1 else 'entries have'} no evidence of their own yet: their "
+                   "priors stand (--json lists them).")
+    if doc["unknown_items"]:
+        out.append("")
+        out.append("Evidence for ids the knowledge base no longer has: "
+                   + ", ".join(f"{u['entry_id']}:{u['item_id']} ({u['runs']} runs)" for u in doc["unknown_items"]))
+    out.append("")
+    if doc["coverage_gaps"]:
+        out.append("Top coverage gaps (asked, but no confident answer):")
+        for gap in doc["coverage_gaps"]:
+            near = (f"; nearest {gap['nearest_entry_id']} ({gap['nearest_confidence']:.2f})"
+                    if gap["nearest_entry_id"] and gap["nearest_confidence"] is not None else "")
+            out.append(f"  {gap['count']:4d}×  {gap['excerpt']}  (last {gap['last_seen'][:10]}{near})")
+    else:
+        out.append("No coverage gaps recorded.")
+    return "\n".join(out)

@@ -1,0 +1,1 @@
+"""Evidence tests: store, fix rates, feedback, stats."""

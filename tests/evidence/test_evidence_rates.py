@@ -1,0 +1,198 @@
+"""Fix rates from verified runs and votes (bot/evidence/rates.py): the numbers the Beta
+model must give, what counts once, what does not count, and when a workaround is
+refuted. Reports are the seed's real verification report, recorded as is or with
+some statuses, the torch version or the GPU changed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import SEED, SEED_ERROR, variant
+
+ENTRY = "pytorch/backward-twice"
+RETAIN = "retain-graph-all-but-last"  # prior 0.8 from 1; the seed run fixes it
+RECOMPUTE = "recompute-forward"  # prior 0.9 from 1; the seed run fixes it
+DETACH = "detach-before-backward"  # a dead end without a prior; the seed run fails with another error
+CODE = SEED.read_text()
+
+
+def approx(value: float):
+    return pytest.approx(value, abs=5e-4)  # stats rounds rates to 4 places
+
+
+def stats(store, evidence_kb):
+    from bot.evidence.stats import build_stats
+    from bot.kb.loader import check_knowledge
+
+    kb, _ = check_knowledge(evidence_kb[0])
+    return build_stats(kb, store)
+
+
+def item(doc, item_id, entry=ENTRY):
+    found = next(e for e in doc["entries"] if e["id"] == entry)
+    return next(i for i in found["workarounds"] + found["dead_ends"] if i["id"] == item_id)
+
+
+def record(store, report, snippet=CODE, **kw):
+    from bot.evidence import record_verification
+
+    verification_id = record_verification(report, snippet, store=store, **kw)
+    assert verification_id is not None
+    return verification_id
+
+
+def test_priors_stand_until_there_is_evidence(make_store, evidence_kb):
+    doc = stats(make_store(), evidence_kb)
+    retain = item(doc, RETAIN)
+    assert retain["fix_rate"] == 0.8 and retain["source"] == "prior" and retain["runs"] == 0
+    assert retain["summary"] is None and retain["evidence"] == 1
+
+
+def test_verified_runs_update_the_rate_with_the_versions_they_ran_on(make_store, evidence_kb, seed_run):
+    store = make_store()
+    record(store, seed_run.report)
+    doc = stats(store, evidence_kb)
+    retain = item(doc, RETAIN)
+    # Beta(0.8, 0.2) + one success -> 1.8 / 2
+    assert retain["fix_rate"] == approx(0.9) and retain["source"] == "verified"
+    assert (retain["runs"], retain["fixed"], retain["failed"]) == (1, 1, 0)
+    assert retain["torch"] == ["2.13"] and retain["devices"] == ["cpu"]
+    assert retain["summary"] == "fixed 1 of 1 verified run on torch 2.13"
+    assert item(doc, RECOMPUTE)["fix_rate"] == approx(0.95)  # Beta(0.9, 0.1) + 1 -> 1.9 / 2
+
+    # Another asker's snippet on torch 2.3 with a GPU, where the patch leaves the same error.
+    record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}, torch="2.3.1+cu121", gpu="NVIDIA A100"),
+           CODE + "\n# another asker's repro\n")
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert retain["fix_rate"] == approx(1.8 / 3)  # Beta(1.8, 1.2)
+    assert (retain["runs"], retain["fixed"], retain["failed"]) == (2, 1, 1)
+    assert retain["torch"] == ["2.3", "2.13"] and retain["devices"] == ["NVIDIA A100", "cpu"]
+    assert retain["summary"] == "fixed 1 of 2 verified runs on torch 2.3 to 2.13"
+
+    # new_error is a failure as well; not_applicable and timeout say nothing about the fix.
+    record(store, variant(seed_run.report, statuses={RETAIN: "new_error"}), CODE + "\n# third\n")
+    record(store, variant(seed_run.report, statuses={RETAIN: "not_applicable"}), CODE + "\n# fourth\n")
+    record(store, variant(seed_run.report, statuses={RETAIN: "timeout"}), CODE + "\n# fifth\n")
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["not_counted"]) == (3, 1, 2, 2)
+    assert retain["fix_rate"] == approx(1.8 / 4)
+
+
+def test_a_repeated_run_of_the_same_snippet_counts_once_and_the_latest_stands(make_store, evidence_kb, seed_run):
+    store = make_store()
+    for _ in range(3):
+        record(store, seed_run.report)
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert (retain["runs"], retain["fixed"], retain["recorded"]) == (1, 1, 3)
+    record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}))  # same snippet, same setup
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert (retain["runs"], retain["fixed"], retain["failed"]) == (0 + 1, 0, 1)
+    # The same snippet on another torch is another experiment.
+    record(store, variant(seed_run.report, torch="2.4.0"))
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert (retain["runs"], retain["fixed"], retain["failed"]) == (2, 1, 1)
+
+
+def test_dead_ends_gain_failure_evidence(make_store, evidence_kb, seed_run):
+    store = make_store()
+    record(store, seed_run.report)
+    detach = item(stats(store, evidence_kb), DETACH)
+    # No prior: Beta(1, 1); the run failed as the knowledge base says -> 2 / 3.
+    assert detach["fail_rate"] == approx(2 / 3) and detach["failed"] == 1
+    assert detach["summary"] == "failed in 1 of 1 verified run on torch 2.13"
+    record(store, variant(seed_run.report, statuses={DETACH: "fixed"}), CODE + "\n# b\n")
+    detach = item(stats(store, evidence_kb), DETACH)
+    assert detach["fail_rate"] == approx(0.5) and (detach["fixed"], detach["failed"]) == (1, 1)
+
+
+def test_a_workaround_refuted_by_runs_is_shown_as_a_dead_end(make_store, evidence_kb, seed_run, use_kb,
+                                                             monkeypatch):
+    from bot.answer import answer, set_rate_source
+
+    store = make_store()
+    for n in range(3):
+        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + f"\n# asker {n}\n")
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert retain["fix_rate"] == approx(0.8 / 4) and retain["refuted"] is True
+    # A strong prior holds out longer: backward-once (0.9 from 5) after 3 failures is not refuted.
+    from bot.evidence.rates import Observations, estimate
+    from bot.kb.model import Prior
+
+    assert not estimate(Prior(0.9, 5, ""), Observations(failed=3)).refuted
+    assert estimate(Prior(0.9, 5, ""), Observations(failed=11)).refuted
+
+    monkeypatch.setenv("DATABASE_URL", store.engine.url.render_as_string(hide_password=False))
+    set_rate_source(None)  # look the source up again: bot.evidence.rates.rate_source()
+    try:
+        result = answer(SEED_ERROR)
+    finally:
+        set_rate_source(None)
+    best = result["matches"][0]
+    assert best["id"] == ENTRY
+    assert RETAIN not in [w["id"] for w in best["workarounds"]]
+    dead = next(d for d in best["dead_ends"] if d["id"] == RETAIN)
+    assert dead["refuted"] is True and dead["fail_rate"] == approx(0.8)
+    assert dead["evidence_summary"] == "failed in 3 of 3 verified runs on torch 2.13"
+
+
+def _answer_json(entry_first: str) -> str:
+    """An answer as the bot stores it, listing `entry_first` first for the seed's entry."""
+    return json.dumps({"answered": True, "language": "en", "matches": [
+        {"id": ENTRY, "confidence": 1.0, "workarounds": [{"id": entry_first}, {"id": RETAIN}], "dead_ends": []}]})
+
+
+def test_votes_count_for_the_answers_first_workaround_with_a_smaller_weight(make_store, evidence_kb):
+    store = make_store()
+    answer_id = store.add_answer(entry_id=ENTRY, confidence=1.0, language="en", surface="mention",
+                                 error_hash="x" * 64, answer_json=_answer_json("backward-once"))
+    for user in ("U1", "U2", "U3", "U4"):
+        assert store.vote(answer_id, store.user_hash("T1", user), 1).changed
+    once = item(stats(store, evidence_kb), "backward-once")
+    # Beta(4.5, 0.5) + 4 votes * 0.25 = one success -> 5.5 / 6
+    assert once["fix_rate"] == approx(5.5 / 6) and (once["up"], once["down"]) == (4, 0)
+    assert once["source"] == "votes" and once["summary"] == "not verified yet; 👍 4 👎 0 on answers"
+    assert item(stats(store, evidence_kb), RETAIN)["up"] == 0  # only the first workaround gets the vote
+
+    # A vote counts once per user; changing it replaces it.
+    assert not store.vote(answer_id, store.user_hash("T1", "U1"), 1).changed
+    assert store.vote(answer_id, store.user_hash("T1", "U1"), -1).changed
+    once = item(stats(store, evidence_kb), "backward-once")
+    assert (once["up"], once["down"]) == (3, 1)
+    assert once["fix_rate"] == approx((4.5 + 0.75) / (5 + 1))
+
+    # Votes on an answer that was not confident, or that listed no workaround, count for nothing.
+    unsure = store.add_answer(entry_id=None, confidence=None, language="en", surface="mention",
+                              error_hash="y" * 64, answer_json=json.dumps({"answered": False, "matches": []}))
+    store.vote(unsure, store.user_hash("T1", "U9"), -1)
+    broken = store.add_answer(entry_id=ENTRY, confidence=1.0, language="en", surface="mention",
+                              error_hash="z" * 64, answer_json="{not json")
+    store.vote(broken, store.user_hash("T1", "U9"), -1)
+    assert item(stats(store, evidence_kb), "backward-once")["down"] == 1
+
+
+def test_rate_source_shows_priors_without_a_store_and_evidence_with_one(make_store, seed_run, monkeypatch, tmp_path):
+    from bot.evidence import db
+    from bot.evidence.rates import EvidenceRates
+    from bot.verify.classify import knowledge
+
+    entry = knowledge().resolve(ENTRY)
+    retain = next(w for w in entry.workarounds if w.id == RETAIN)
+    monkeypatch.setenv("TROUBLESHOOT_VAR_DIR", str(tmp_path / "nothing-here"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    db.forget()
+    rates = EvidenceRates()
+    assert rates.workaround_rate(ENTRY, retain).source == "prior"
+    assert not (tmp_path / "nothing-here").exists()  # reading created no database
+
+    store = make_store()
+    monkeypatch.setenv("DATABASE_URL", store.engine.url.render_as_string(hide_password=False))
+    record(store, seed_run.report)  # recording in this process makes the snapshot stale at once
+    rate = rates.workaround_rate(ENTRY, retain)
+    assert rate.source == "verified" and rate.rate == approx(0.9) and rate.verified["fixed"] == 1
+
+    # A store that cannot be read means priors, not a failed answer.
+    monkeypatch.setenv("DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:1/none?connect_timeout=2")
+    assert EvidenceRates().workaround_rate(ENTRY, retain).source == "prior"
+    db.forget()
