@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-SEEDS = SHARED / "seeds"
+# The seed documents live in ../shared beside the checkout; TROUBLESHOOT_SEEDS_DIR points
+# elsewhere (a git worktree, a CI runner that keeps them apart).
+SEEDS = Path(os.environ.get("TROUBLESHOOT_SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,5 +41,6 @@ def kb_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def seeds_dir() -> Path:
     if not SEEDS.is_dir():
-        pytest.skip(f"the seed documents are not here ({SEEDS} is missing); they live in ../shared beside the checkout")
+        pytest.skip(f"the seed documents are not here ({SEEDS} is missing); they live in ../shared beside the "
+                    "checkout, or set TROUBLESHOOT_SEEDS_DIR")
     return SEEDS
