@@ -21,7 +21,7 @@ from bot.kb import model as m
 from bot.retrieval.normalize import normalise_for_search
 
 # Bump when the chunking below changes: every file is then re-embedded.
-CHUNKER_VERSION = "4"
+CHUNKER_VERSION = "5"  # 5: article passages attributed to the entries they are about
 
 MAX_CHARS = {"en": 320, "ko": 160, "zh": 120}
 LANGS = ("en", "ko", "zh")
