@@ -39,6 +39,13 @@ def kb_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def optional_seeds_dir() -> Path | None:
+    """The seed documents where they are here, else None (for tests that can quote the
+    facts they need instead)."""
+    return SEEDS if SEEDS.is_dir() else None
+
+
+@pytest.fixture
 def seeds_dir() -> Path:
     if not SEEDS.is_dir():
         pytest.skip(f"the seed documents are not here ({SEEDS} is missing); they live in ../shared beside the "

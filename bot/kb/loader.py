@@ -10,7 +10,9 @@ the field and what to do about it, so `troubleshoot kb check` can list them all.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -445,6 +447,44 @@ def _line_of_value(path: Path, value: str) -> int | None:
     except OSError:
         pass
     return None
+
+
+_cache_lock = threading.Lock()
+_cache: dict[str, tuple[str, m.KnowledgeBase, list[Problem]]] = {}
+
+
+def _fingerprint(root: Path) -> str:
+    """A hash of every knowledge file's path and bytes: reading them costs a millisecond
+    or two, parsing them most of a second (and mtimes can miss a same-size edit)."""
+    digest = hashlib.sha256()
+    for sub in ("entries", "articles"):
+        folder = root / sub
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    digest.update(str(path).encode() + b"\0")
+                    try:
+                        digest.update(path.read_bytes())
+                    except OSError:
+                        digest.update(b"<unreadable>")
+                    digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cached_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Problem]]:
+    """`check_knowledge`, parsed again only when a file under `root` changed. The search
+    engine, the index build and verification share it, so a process parses the YAML
+    once (it takes most of a second) and still sees edits. Treat the result as read-only."""
+    root = Path(root or settings.knowledge_dir())
+    key = str(root.resolve())
+    fingerprint = _fingerprint(root)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] == fingerprint:
+            return hit[1], hit[2]
+        kb, problems = check_knowledge(root)
+        _cache[key] = (fingerprint, kb, problems)
+        return kb, problems
 
 
 def load_knowledge(root: Path | None = None) -> m.KnowledgeBase:

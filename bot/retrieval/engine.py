@@ -69,11 +69,11 @@ class Engine:
 
     @classmethod
     def load(cls, kb_root: Path | None = None, index_dir: Path | None = None, embedder=None) -> "Engine":
-        from bot.kb.loader import check_knowledge
+        from bot.kb.loader import cached_knowledge
 
         if embedder is None:
             embedder = get_embedder()
-        kb, _problems = check_knowledge(kb_root or settings.knowledge_dir())
+        kb, _problems = cached_knowledge(kb_root or settings.knowledge_dir())
         index = SearchIndex.load(index_dir, embedder.name, embedder.dimension)
         embedder.encode(["warm up"])  # loads the model's weights now, not on the first question
         return cls(kb, index, embedder)

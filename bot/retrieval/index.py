@@ -196,7 +196,7 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
     import faiss
     from tqdm import tqdm
 
-    from bot.kb.loader import check_knowledge
+    from bot.kb.loader import cached_knowledge
 
     started = time.perf_counter()
     kb_root = Path(kb_root or settings.knowledge_dir())
@@ -215,7 +215,7 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
             return BuildReport(files=len(files), chunks=int(manifest.get("chunks", 0)), reused_files=len(files),
                                index_type=manifest.get("vector_index", "flat"), up_to_date=True,
                                seconds=time.perf_counter() - started)
-        kb, problems = check_knowledge(kb_root)
+        kb, problems = cached_knowledge(kb_root)
         if not kb.entries:
             detail = f" ({problems[0]})" if problems else ""
             raise IndexProblem(f"no valid knowledge entries under {kb_root}{detail}; run `troubleshoot kb check`")

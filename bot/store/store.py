@@ -60,10 +60,7 @@ class Store:
             if row is not None:
                 return row.value
             session.add(Meta(key=key, value=make()))
-            try:
-                session.commit()
-            except IntegrityError:
-                session.rollback()
+            _commit_unless_taken(session)
         with self._session() as session:
             return session.get(Meta, key).value
 
@@ -76,12 +73,7 @@ class Store:
             return True
         with self._session() as session:
             session.add_all(DedupeKey(key=k[:255]) for k in keys)
-            try:
-                session.commit()
-                return True
-            except IntegrityError:
-                session.rollback()
-                return False
+            return _commit_unless_taken(session)
 
     def is_claimed(self, key: str) -> bool:
         with self._session() as session:
@@ -138,12 +130,9 @@ class Store:
                     row.vote = vote
                 else:
                     break
-                try:
-                    session.commit()
+                if _commit_unless_taken(session):
                     changed = True
                     break
-                except IntegrityError:
-                    session.rollback()
         up, down = self.vote_counts(answer_id)
         return VoteResult(changed, up, down)
 
@@ -160,12 +149,7 @@ class Store:
                 VerificationLock.user_hash == user_hash,
                 VerificationLock.started_at < datetime.now(timezone.utc) - LOCK_STALE_AFTER))
             session.add(VerificationLock(user_hash=user_hash, answer_id=answer_id))
-            try:
-                session.commit()
-                return True
-            except IntegrityError:
-                session.rollback()
-                return False
+            return _commit_unless_taken(session)
 
     def unlock_verification(self, user_hash: str) -> None:
         with self._session() as session:
@@ -184,3 +168,14 @@ def open_store(url: str | None = None) -> Store:
     store = Store(engine)
     store.prune_dedupe_keys()
     return store
+
+
+def _commit_unless_taken(session: Session) -> bool:
+    """Commit new rows whose primary key makes them a claim; False (nothing kept) when
+    another process or thread already holds one of those keys."""
+    try:
+        session.commit()
+        return True
+    except IntegrityError:
+        session.rollback()
+        return False

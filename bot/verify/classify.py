@@ -9,7 +9,6 @@ can be consulted.
 
 from __future__ import annotations
 
-import threading
 from typing import Callable
 
 from bot.kb.model import Entry, KnowledgeBase
@@ -24,20 +23,13 @@ AMBIGUOUS = 0.6
 
 Retriever = Callable[[str | None, str], "tuple[str | None, float]"]
 
-_kb_lock = threading.Lock()
-_kb: KnowledgeBase | None = None
-
-
 def knowledge() -> KnowledgeBase:
-    """The project's knowledge base, loaded once. Entries with problems are left out
-    (`troubleshoot kb check` reports them), so one bad file does not stop verification."""
-    global _kb
-    with _kb_lock:
-        if _kb is None:
-            from bot.kb.loader import check_knowledge
+    """The project's knowledge base (shared with retrieval, re-read when a file changes).
+    Entries with problems are left out (`troubleshoot kb check` reports them), so one bad
+    file does not stop verification."""
+    from bot.kb.loader import cached_knowledge
 
-            _kb, _problems = check_knowledge()
-        return _kb
+    return cached_knowledge()[0]
 
 
 def error_text(type_: str | None, message: str | None) -> str:

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
+from bot.sandbox.limits import format_bytes
+
 KINDS = {"workaround": "fix", "dead_end": "dead end", "user": "yours"}
 RESULT_WIDTH = 28
 
 
 def _bytes(n: int | None) -> str:
-    if not n:
-        return "-"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
+    return format_bytes(n) if n else "-"
 
 
 def _seconds(s: float | None) -> str:

@@ -4,7 +4,6 @@ requests (slack_harness.py) and the bot served over a real socket, in this proce
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import threading
@@ -17,18 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from slack_fake_api import FakeSlack  # noqa: E402
 from slack_harness import SIGNING_SECRET, SlackSender  # noqa: E402
-
-
-@pytest.fixture
-def seeds_dir() -> Path:
-    """The seed documents: ../shared/seeds beside the checkout (as tests/conftest.py
-    looks), or TROUBLESHOOT_SEEDS_DIR for a checkout elsewhere (a git worktree)."""
-    repo = Path(__file__).resolve().parents[2]
-    for candidate in (os.environ.get("TROUBLESHOOT_SEEDS_DIR"), repo.parent / "shared" / "seeds"):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    pytest.skip("the seed documents are not here (../shared/seeds beside the checkout, or set "
-                "TROUBLESHOOT_SEEDS_DIR)")
 
 
 @pytest.fixture

@@ -22,18 +22,13 @@ SEED_000_ERROR = ("RuntimeError: Trying to backward through the graph a second t
 
 
 @pytest.fixture
-def seed_error() -> str:
-    import os
-    from pathlib import Path
-
-    for folder in (os.environ.get("TROUBLESHOOT_SEEDS_DIR"), REPO.parent / "shared" / "seeds"):
-        seed = Path(folder) / "000_ab361ae7730ed8d9.txt" if folder else None
-        if seed and seed.is_file():
-            lines = [line.strip() for line in seed.read_text(encoding="utf-8").splitlines()]
-            line = next(line for line in lines if line.startswith("RuntimeError"))
-            assert line == SEED_000_ERROR
-            return line
-    return SEED_000_ERROR
+def seed_error(optional_seeds_dir) -> str:
+    if optional_seeds_dir is None:
+        return SEED_000_ERROR
+    lines = (optional_seeds_dir / "000_ab361ae7730ed8d9.txt").read_text(encoding="utf-8").splitlines()
+    line = next(line.strip() for line in lines if line.strip().startswith("RuntimeError"))
+    assert line == SEED_000_ERROR
+    return line
 
 
 def mention(text: str, ts: str) -> dict:

@@ -50,7 +50,15 @@ def prose_language(text: str) -> str | None:
 
 
 def error_hash(text: str) -> str:
-    return hashlib.sha256(normalise_message(text).encode()).hexdigest()
+    """The question's signature hash, the same one `troubleshoot ask` and the coverage
+    gaps record (bot/evidence/signature.py), so answers group alike whatever the surface."""
+    from bot.evidence.signature import question_signature
+    from bot.retrieval.clean import InputError
+
+    try:
+        return question_signature(text).hash
+    except InputError:  # nothing readable to sign: hash what there is
+        return hashlib.sha256(normalise_message(text).encode()).hexdigest()
 
 
 def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]:
