@@ -30,7 +30,7 @@ def test_the_three_seeds_are_ingested(kb_dir, seeds_dir, capsys):
     assert "grad-accumulation-required-grad-false" in by_name["002"]["evidence"]["pytorch/backward-twice"]
     # the stored files pass validation and are linked to the entry
     kb, problems = check_knowledge(kb_dir)
-    assert not problems, problems
+    assert not [p for p in problems if p.is_error], problems
     added = [a for a in kb.articles_for("pytorch/backward-twice") if a.detected]
     assert len(added) == 3
 

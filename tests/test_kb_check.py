@@ -172,3 +172,96 @@ def test_wrong_types_are_reported(kb_dir, bad_value):
     path.write_text(text[:start] + text[end:], encoding="utf-8")
     _, problems = check_knowledge(kb_dir)
     assert any(p.field.startswith("scenarios") for p in problems), problems
+
+
+# --- honest knowledge: priors, sources, repros, CJK text, glossary ---------------------------
+
+
+def test_prior_source_claiming_a_percentage_is_refused(kb_dir, capsys):
+    path = edit(kb_dir, 'source: "team estimate from the torch.Tensor.backward docs (retain_graph keeps the saved tensors)"',
+                'source: "blog: 80% fix rate"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{path}:{line_number(path, '80% fix rate')}: workarounds[1].prior.source: the prior's source claims a " \
+           "measurement" in err
+
+
+def test_prior_source_claiming_an_unbacked_run_is_a_warning(kb_dir, capsys):
+    path = edit(kb_dir, 'source: "team estimate from PyTorch forum answers on truncated BPTT; no verified runs yet"',
+                'source: "reproduced here on torch 2.13 CPU"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 0, err
+    assert f"warning: {path}:{line_number(path, 'reproduced here on torch 2.13 CPU')}: workarounds[3].prior.source" in err
+    assert "no `kb verify` case backs" in err
+
+
+@pytest.mark.parametrize("url", ["seed:000_ab361ae7730ed8d9", "file:notes.txt", "ftp://example.com/x"])
+def test_source_that_is_not_a_public_address_is_refused(kb_dir, capsys, url):
+    path = edit(kb_dir, 'url: "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"', f'url: "{url}"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{path}:{line_number(path, url)}: sources[1].url: expected a public http(s) address" in err
+
+
+def test_source_title_with_an_internal_seed_id_is_refused(kb_dir, capsys):
+    path = edit(kb_dir, 'title: "PyTorch docs: torch.autograd"', 'title: "Seed 002: structured entry"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{path}:{line_number(path, 'Seed 002')}: sources[2].title: internal id in a source users see" in err
+
+
+def test_source_without_url_is_fine():
+    from bot.kb.loader import check_knowledge as load
+
+    kb, problems = load()
+    titles_only = [s for e in kb.entries.values() for s in e.sources if s.url is None]
+    assert titles_only, "the project cites at least one document by title alone"
+    assert all(p.severity == "warning" for p in problems), [str(p) for p in problems if p.is_error]
+
+
+def test_repro_with_unknown_platform_is_refused(kb_dir, capsys):
+    path = edit(kb_dir, "related:\n", "repro:\n  runs_on: gpu\n  code: |\n    import torch\nrelated:\n")
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{path}:{line_number(path, 'runs_on: gpu')}: repro.runs_on: unknown platform 'gpu'" in err
+
+
+def test_repro_is_loaded(kb_dir):
+    edit(kb_dir, "related:\n", "repro:\n  runs_on: cpu\n  code: |\n    import torch\n    raise SystemExit\nrelated:\n")
+    kb, problems = check_knowledge(kb_dir)
+    repro = kb.entries["pytorch/backward-twice"].repro
+    assert repro is not None and repro.runs_on == "cpu" and repro.code == "import torch\nraise SystemExit"
+
+
+def test_folded_chinese_lines_are_joined_without_a_space(kb_dir):
+    edit(kb_dir, '  zh: "对同一个计算图第二次执行反向传播"', '  zh: >-\n    对同一个计算图\n    第二次执行反向传播')
+    kb, problems = check_knowledge(kb_dir)
+    assert kb.entries["pytorch/backward-twice"].title["zh"] == "对同一个计算图第二次执行反向传播"
+
+
+def test_folded_korean_lines_keep_the_space_between_words(kb_dir):
+    edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"', '  ko: >-\n    같은 계산 그래프로\n    역전파를 두 번 수행함')
+    kb, problems = check_knowledge(kb_dir)
+    assert kb.entries["pytorch/backward-twice"].title["ko"] == "같은 계산 그래프로 역전파를 두 번 수행함"
+
+
+def test_space_typed_between_chinese_characters_is_flagged(kb_dir, capsys):
+    path = edit(kb_dir, '  zh: "对同一个计算图第二次执行反向传播"', '  zh: "对同一个计算图 第二次执行反向传播"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{path}:{line_number(path, '计算图 第二次')}: space between two CJK characters" in err
+
+
+def test_glossary_variant_is_a_warning_naming_the_preferred_term(kb_dir, capsys):
+    path = edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"', '  ko: "같은 연산 그래프로 역전파를 두 번 수행함"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 0, err
+    assert f"warning: {path}:{line_number(path, '같은 연산 그래프로')}: title.ko: '연산 그래프' for 'computational graph' " \
+           "(the glossary prefers '계산 그래프')" in err
+
+
+def test_malformed_glossary_names_the_file_and_line(kb_dir, capsys):
+    (kb_dir / "glossary.yml").write_text("terms:\n  - en: epoch\n    avoid: [x]\n", encoding="utf-8")
+    code, err = run_check(kb_dir, capsys)
+    assert code == 1
+    assert f"{kb_dir / 'glossary.yml'}:2: terms[0].avoid: expected `ko:` / `zh:` lists" in err

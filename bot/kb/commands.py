@@ -6,18 +6,22 @@ import json
 import sys
 from pathlib import Path
 
-from bot.kb.loader import check_knowledge
+from bot.kb.loader import check_knowledge, errors_only
 
 
 def check(args) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     for problem in problems:
         print(problem, file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} problem(s) found in {kb.root}", file=sys.stderr)
+    errors = errors_only(problems)
+    warnings = len(problems) - len(errors)
+    if errors:
+        print(f"{len(errors)} problem(s) found in {kb.root}" + (f" (and {warnings} warning(s))" if warnings else ""),
+              file=sys.stderr)
         return 1
     langs = sorted({lang for e in kb.entries.values() for lang in e.languages})
-    print(f"ok: {len(kb.entries)} entries ({', '.join(langs)}), {len(kb.articles)} articles in {kb.root}")
+    print(f"ok: {len(kb.entries)} entries ({', '.join(langs)}), {len(kb.articles)} articles in {kb.root}"
+          + (f"; {warnings} warning(s) above" if warnings else ""))
     return 0
 
 
@@ -37,8 +41,8 @@ def summarize(kb) -> list[dict]:
 
 def list_entries(args) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
-    if problems:
-        print(f"warning: {len(problems)} problem(s); run `troubleshoot kb check` (invalid files are left out)", file=sys.stderr)
+    if errors_only(problems):
+        print(f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` (invalid files are left out)", file=sys.stderr)
     rows = summarize(kb)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -53,8 +57,8 @@ def add(args) -> int:
     from bot.kb.add import add_file
 
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
-    if problems:
-        print(f"warning: {len(problems)} problem(s) in the knowledge base; run `troubleshoot kb check`", file=sys.stderr)
+    if errors_only(problems):
+        print(f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; run `troubleshoot kb check`", file=sys.stderr)
     results = [add_file(Path(f), kb, source=args.source, dry_run=args.dry_run) for f in args.files]
     if args.json:
         print(json.dumps([{

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bot import settings
 from bot.kb import model as m
+from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
@@ -33,11 +34,23 @@ class Problem:
     field: str
     message: str
     hint: str = ""
+    # "error": the file is wrong (kb check exits 1); "warning": it loads, but a reviewer
+    # should look (a glossary variant, for example).
+    severity: str = "error"
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
         text = f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
-        return f"{text} ({self.hint})" if self.hint else text
+        text = f"{text} ({self.hint})" if self.hint else text
+        return text if self.is_error else f"warning: {text}"
+
+
+def errors_only(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.is_error]
 
 
 class KnowledgeError(Exception):
@@ -69,6 +82,7 @@ ENTRY_FIELDS = {
     "dead_ends": (True, ("list", "dead_end")),
     "related": (False, IDS),
     "sources": (True, ("list", "source")),
+    "repro": (False, "repro"),
 }
 OBJECT_FIELDS = {
     "workaround": {
@@ -79,6 +93,7 @@ OBJECT_FIELDS = {
         "prior": (True, PRIOR),
         "caveats": (False, I18N),
         "patch": (False, PATCH),
+        "applies_when": (False, REGEX_LIST),
     },
     "dead_end": {
         "id": (True, SLUG),
@@ -101,7 +116,12 @@ OBJECT_FIELDS = {
     },
     "source": {
         "title": (True, STR),
-        "url": (True, STR),
+        "url": (False, "url"),
+    },
+    "repro": {
+        "runs_on": (True, "platform"),
+        "code": (True, CODE),
+        "not_reproducible": (False, I18N),
     },
     "prior": {
         "rate": (True, "rate"),
@@ -191,6 +211,18 @@ class _Validator:
                 self.problem(path, "expected true or false")
                 return None
             return value
+        if kind == "url":
+            if not isinstance(value, str) or not re.match(r"^https?://[^\s/]+\.[^\s]+$", value.strip()):
+                self.problem(path, f"expected a public http(s) address, found {value!r}",
+                             "cite a document without a public address by its title alone (no `url:`); "
+                             "never an internal id")
+                return None
+            return value.strip()
+        if kind == "platform":
+            if value not in m.REPRO_PLATFORMS:
+                self.problem(path, f"unknown platform {value!r}", f"use one of {', '.join(m.REPRO_PLATFORMS)}")
+                return None
+            return value
         if kind == "lang":
             if value not in LANGS:
                 self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGS)}")
@@ -241,7 +273,8 @@ class _Validator:
             text = value.get(lang)
             if not isinstance(text, str) or not text.strip():
                 self.problem(path, f"missing language {lang!r}", f"add a {_LANG_NAMES[lang]} text under `{lang}:`")
-        return m.I18n({k: v.strip() for k, v in value.items() if k in LANGS and isinstance(v, str) and v.strip()})
+        return m.I18n({k: join_cjk(v.strip()) for k, v in value.items()
+                       if k in LANGS and isinstance(v, str) and v.strip()})
 
     def _regex(self, value, path: tuple) -> m.Signature | None:
         if not isinstance(value, str) or not value.strip():
@@ -261,7 +294,20 @@ class _Validator:
 _LANG_NAMES = {"en": "English", "ko": "Korean", "zh": "Chinese"}
 
 
+# Han characters, CJK punctuation and full-width forms: Chinese (and Japanese) text
+# puts no spaces between them. Hangul is not here: Korean separates words by spaces.
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t\n]+(?=[{_CJK}])")
+
+
+def join_cjk(text: str) -> str:
+    """Drop the spaces that YAML's `>-` folding (or a careless edit) leaves between two
+    CJK characters: "不在 了， 于是" reads "不在了，于是"."""
+    return _CJK_GAP.sub("", text)
+
+
 _BUILDERS = {
+    "repro": lambda d: m.Repro(**d),
     "workaround": lambda d: m.Workaround(**d),
     "dead_end": lambda d: m.DeadEnd(**d),
     "scenario": lambda d: m.Scenario(**d),
@@ -305,15 +351,68 @@ def load_entry_file(path: Path, problems: list[Problem], patch_names: set[str] |
         return None
     before = len(problems)
     v = _Validator(path, located, problems, patch_names)
+    _check_cjk_spaces(path, text, problems)
     data = v.obj(located.data, (), ENTRY_FIELDS, "entry")
     if data is None or len(problems) > before:
         return None
     entry = m.Entry(path=path, field_lines=located.lines, **data)
     _check_entry_consistency(entry, v)
-    return entry if len(problems) == before else None
+    return entry if not errors_only(problems[before:]) else None
+
+
+# A prior is the team's estimate. Its source says what the estimate rests on and must
+# not dress it up as a measurement: measured rates come only from the evidence store.
+_MEASUREMENT_CLAIM = re.compile(
+    r"\d\s*%|\b(fix|success|failure|fail|error)\s+rates?\b|\bmeasured\b"
+    r"|\b\d+\s+(evidence|observations?|runs?|reports?|users?|askers?)\b", re.IGNORECASE)
+# "ran on torch 2.13", "reproduced here": a claim that a run backs, which is true only when
+# `kb verify` runs it, i.e. when the item has a patch.
+_RUN_CLAIM = re.compile(r"\b(run|ran|reproduced|checked|verified|tested)\b[^;]*\b(here|on torch)\b", re.IGNORECASE)
+# Internal ids must never reach users as a source: seed file names, `seed:` links.
+_INTERNAL_ID = re.compile(r"\bseed\s*[:#]|\bseed\s+0\d\d\b|\b\d{3}_[0-9a-f]{16}\b", re.IGNORECASE)
+
+
+def _check_priors_and_sources(entry: m.Entry, v: _Validator) -> None:
+    for field_name in ("workarounds", "dead_ends"):
+        for i, item in enumerate(getattr(entry, field_name)):
+            prior = item.prior
+            if prior is None:
+                continue
+            path = (field_name, i, "prior", "source")
+            claim = _MEASUREMENT_CLAIM.search(prior.source)
+            if claim:
+                v.problem(path, f"the prior's source claims a measurement ({claim.group(0)!r})",
+                          "a prior is a team estimate: say what it rests on (docs, source code, issue threads); "
+                          "measured rates come from runs and votes in the evidence store")
+            elif _RUN_CLAIM.search(prior.source) and not item.patch:
+                v.problems.append(Problem(
+                    v.file, v.located.line_of(path), _fmt(path),
+                    "the prior's source claims a run that no `kb verify` case backs (this item has no `patch:`)",
+                    "add a patch so `kb verify` runs it, or say it is an estimate", severity="warning"))
+    for i, source in enumerate(entry.sources):
+        for part, text in (("title", source.title), ("url", source.url or "")):
+            if _INTERNAL_ID.search(text):
+                v.problem(("sources", i, part), f"internal id in a source users see ({text!r})",
+                          "cite the document by its real title (and public URL where there is one)")
+
+
+_CJK_SPACE_IN_LINE = re.compile(f"[{_CJK}] +[{_CJK}]")
+
+
+def _check_cjk_spaces(path: Path, text: str, problems: list[Problem]) -> None:
+    """A space typed between two Chinese characters (folded line breaks are joined by
+    the loader; this is a space inside one line)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        found = _CJK_SPACE_IN_LINE.search(line)
+        if found:
+            problems.append(Problem(path, number, "", f"space between two CJK characters ({found.group(0)!r})",
+                                    "Chinese text has no spaces between characters: remove it"))
 
 
 def _check_entry_consistency(entry: m.Entry, v: _Validator) -> None:
+    _check_priors_and_sources(entry, v)
     for field_name in ("workarounds", "dead_ends"):
         seen: set[str] = set()
         for i, item in enumerate(getattr(entry, field_name)):
@@ -414,6 +513,18 @@ def check_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Pro
     def known(name: str) -> bool:
         return name in entries or name in aliases
 
+    terms, glossary_problems = load_glossary(root)
+    for line, message in glossary_problems:
+        problems.append(Problem(root / GLOSSARY_FILE, line, "", message))
+    for entry in entries.values():
+        for path, lang, variant, term in variants_in(entry, terms):
+            preferred = term.preferred.get(lang)
+            problems.append(Problem(
+                entry.path, entry.line_of(*path, lang) or entry.line_of(*path), f"{_fmt(path)}.{lang}",
+                f"{variant!r} for '{term.concept}'",
+                f"the glossary prefers {preferred!r}" if preferred else "the glossary lists it as a variant to avoid",
+                severity="warning"))
+
     for entry in entries.values():
         for i, name in enumerate(entry.related):
             if not known(name):
@@ -489,6 +600,6 @@ def cached_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Pr
 
 def load_knowledge(root: Path | None = None) -> m.KnowledgeBase:
     kb, problems = check_knowledge(root)
-    if problems:
-        raise KnowledgeError(problems)
+    if errors_only(problems):
+        raise KnowledgeError(errors_only(problems))
     return kb

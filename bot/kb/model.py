@@ -19,9 +19,17 @@ class I18n(dict):
 
 @dataclass
 class Prior:
-    rate: float  # fix rate for a workaround; failure rate for a dead end
-    evidence: int  # how many observations the prior stands for (its weight)
-    source: str  # where the number came from
+    """The team's estimate before any evidence: never shown as a measurement.
+
+    `rate` (fix rate for a workaround, failure rate for a dead end) and `evidence`
+    (how many observations the estimate is worth, its weight against real outcomes)
+    only rank and seed the fix-rate model; users see "team estimate, not yet
+    verified" until runs or votes exist. `source` says what the estimate rests on.
+    """
+
+    rate: float
+    evidence: int
+    source: str
 
 
 @dataclass
@@ -39,6 +47,15 @@ class Workaround:
     prior: Prior
     caveats: I18n | None = None
     patch: str | None = None
+    # Regular expressions over the asker's text and code: a scenario-specific fix (GAN,
+    # RNN, DDP...) ranks first only when one of them matches. Empty: a general fix.
+    applies_when: list[Signature] = field(default_factory=list)
+
+    def applies_to(self, text: str) -> bool | None:
+        """True/False for a scenario-specific fix, None for a general one."""
+        if not self.applies_when:
+            return None
+        return any(sig.regex.search(text) for sig in self.applies_when)
 
 
 @dataclass
@@ -69,7 +86,25 @@ class VersionNote:
 @dataclass
 class Source:
     title: str
-    url: str
+    url: str | None = None  # a public http(s) address; None for a document without one
+
+
+REPRO_PLATFORMS = ("cpu", "cuda", "distributed", "windows", "install", "mps")
+
+
+@dataclass
+class Repro:
+    """A minimal snippet that raises the entry's error (`troubleshoot kb verify` runs it).
+
+    `runs_on` says where it can: `cpu` (this project's CPU torch, checked in CI), or
+    only on a GPU worker, several processes, Windows, a broken installation or Apple
+    MPS. `not_reproducible` explains why a `cpu` repro no longer raises on the current
+    torch (the entry stays, the claim is withdrawn).
+    """
+
+    runs_on: str
+    code: str
+    not_reproducible: I18n | None = None
 
 
 @dataclass
@@ -90,6 +125,7 @@ class Entry:
     affected_versions: list[VersionNote] = field(default_factory=list)
     scenarios: list[Scenario] = field(default_factory=list)
     related: list[str] = field(default_factory=list)
+    repro: Repro | None = None
     # Line of each field path in the source file, for error messages.
     field_lines: dict = field(default_factory=dict, repr=False, compare=False)
 
