@@ -186,13 +186,20 @@ def test_prior_source_claiming_a_percentage_is_refused(kb_dir, capsys):
            "measurement" in err
 
 
-def test_prior_source_claiming_an_unbacked_run_is_a_warning(kb_dir, capsys):
+def test_prior_source_claiming_an_unbacked_run_is_refused(kb_dir, capsys):
     path = edit(kb_dir, 'source: "team estimate from PyTorch forum answers on truncated BPTT; no verified runs yet"',
                 'source: "reproduced here on torch 2.13 CPU"')
     code, err = run_check(kb_dir, capsys)
-    assert code == 0, err
-    assert f"warning: {path}:{line_number(path, 'reproduced here on torch 2.13 CPU')}: workarounds[3].prior.source" in err
+    assert code == 1
+    assert f"{path}:{line_number(path, 'reproduced here on torch 2.13 CPU')}: workarounds[3].prior.source" in err
     assert "no `kb verify` case backs" in err
+
+
+def test_prior_source_saying_it_was_not_run_is_fine(kb_dir, capsys):
+    edit(kb_dir, 'source: "team estimate from PyTorch forum answers on truncated BPTT; no verified runs yet"',
+         'source: "team estimate from forum answers; not run here (no GPU)"')
+    code, err = run_check(kb_dir, capsys)
+    assert code == 0, err
 
 
 @pytest.mark.parametrize("url", ["seed:000_ab361ae7730ed8d9", "file:notes.txt", "ftp://example.com/x"])

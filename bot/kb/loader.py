@@ -367,7 +367,8 @@ _MEASUREMENT_CLAIM = re.compile(
     r"|\b\d+\s+(evidence|observations?|runs?|reports?|users?|askers?)\b", re.IGNORECASE)
 # "ran on torch 2.13", "reproduced here": a claim that a run backs, which is true only when
 # `kb verify` runs it, i.e. when the item has a patch.
-_RUN_CLAIM = re.compile(r"\b(run|ran|reproduced|checked|verified|tested)\b[^;]*\b(here|on torch)\b", re.IGNORECASE)
+_RUN_CLAIM = re.compile(r"(?<!not )\b(run|ran|reproduced|checked|verified|tested)\b[^;]*\b(here|on torch)\b",
+                        re.IGNORECASE)
 # Internal ids must never reach users as a source: seed file names, `seed:` links.
 _INTERNAL_ID = re.compile(r"\bseed\s*[:#]|\bseed\s+0\d\d\b|\b\d{3}_[0-9a-f]{16}\b", re.IGNORECASE)
 
@@ -385,10 +386,8 @@ def _check_priors_and_sources(entry: m.Entry, v: _Validator) -> None:
                           "a prior is a team estimate: say what it rests on (docs, source code, issue threads); "
                           "measured rates come from runs and votes in the evidence store")
             elif _RUN_CLAIM.search(prior.source) and not item.patch:
-                v.problems.append(Problem(
-                    v.file, v.located.line_of(path), _fmt(path),
-                    "the prior's source claims a run that no `kb verify` case backs (this item has no `patch:`)",
-                    "add a patch so `kb verify` runs it, or say it is an estimate", severity="warning"))
+                v.problem(path, "the prior's source claims a run that no `kb verify` case backs (this item has no `patch:`)",
+                          "add a patch so `kb verify` runs it, or say what the estimate rests on")
     for i, source in enumerate(entry.sources):
         for part, text in (("title", source.title), ("url", source.url or "")):
             if _INTERNAL_ID.search(text):
