@@ -163,6 +163,10 @@ def bool_if():
         pass
 
 
+def bool_loss_constructor():
+    nn.MSELoss(torch.randn(4, 2), torch.randn(4, 2))  # tensors given to the constructor, not the call
+
+
 def item_many():
     torch.randn(3).item()
 
@@ -423,7 +427,7 @@ ERRORS = [conv_channels_gray, conv_channels_rgba, conv_channels_nhwc, broadcast_
           stack_images, cat_channels, reshape_view, reshape_flatten, expand_size, dim_softmax, dim_argmax,
           conv_rank_5d, conv_rank_1d, kernel_conv, kernel_pool, batchnorm_one, bce_logits_size, bce_size,
           rnn_input_size, rnn_hidden_gru, rnn_hidden_lstm, pack_unsorted, gather_rank, one_hot_large,
-          one_hot_negative, index_float, bool_if, item_many, float_many, numpy_object,
+          one_hot_negative, index_float, bool_if, bool_loss_constructor, item_many, float_many, numpy_object,
           tensor_from_tensor_list, tensor_as_index, requires_grad_long, requires_grad_int_, meta_copy,
           meta_module_to, anomaly_sqrt, anomaly_div, inference_saved, inference_inplace, optimizer_empty,
           optimizer_non_leaf, grad_shape_backward, derivative_ctc_double, derivative_cdist_double,

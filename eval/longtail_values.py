@@ -41,14 +41,11 @@ add(ID, "prose-ko", "ko", thread("https://github.com/RussellTsuchida/snefy/issue
 add(ID, "truncated", "en", thread("https://github.com/OpenBMB/ToolBench/issues/306", "only the carets and the message were pasted"),
     "       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nRuntimeError: Boolean value of Tensor with more than one value is ambiguous")
 
-add(ID, "traceback", "en", ran("a hard one: raised inside nn.Module.__call__ of a loss built with a tensor argument; Python 3.11 carets"),
+add(ID, "traceback", "en", RAN_FRAMES + "; a hard one: tensors passed to a loss constructor instead of its call",
     traceback([
-        ("/home/alice/proj/seg/train.py", 77, "<module>", "criterion = nn.BCELoss(weights)\n            ^^^^^^^^^^^^^^^"),
-        *at("alice311", [("torch/nn/modules/loss.py", 707, "__init__", "super().__init__(weight, size_average, reduce, reduction)"),
-                         ("torch/nn/modules/loss.py", 50, "__init__", "super().__init__(size_average, reduce, reduction)"),
-                         ("torch/nn/modules/loss.py", 43, "__init__", "self.reduction: str = _Reduction.legacy_get_string(size_average, reduce)\n                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"),
-                         ("torch/nn/_reduction.py", 42, "legacy_get_string", "if size_average and reduce:\n   ^^^^^^^^^^^^^^^^^^^^^^^^")]),
-    ], line("bool_if")))
+        ("/home/alice/proj/seg/train.py", 77, "<module>", "loss = nn.MSELoss(pred, target)\n       ^^^^^^^^^^^^^^^^^^^^^^^^^"),
+        *at("alice311", rows("bool_loss_constructor")),
+    ], line("bool_loss_constructor")))
 
 add(ID, "prose-en", "en", thread("https://github.com/richzhang/PerceptualSimilarity/issues/66", "old lowercase wording; Slack-escaped"),
     "<@U05TORCHBOT> " + slack_escape("in compute_accuracy: `d1_lt_d0 = (d1<d0).cpu().data.numpy().flatten()` and also `judge > 0.5` -> "
@@ -102,7 +99,7 @@ RuntimeError: """ + msg("item_many").replace("3 elements", "64 elements"))
 add(ID, "truncated", "en", thread("https://github.com/pytorch/vision/issues/4359", "torchvision C++ (libtorch) user; message only"),
     "terminate called after throwing an instance of 'c10::Error'\n  what():  a Tensor with 3 elements cannot be converted to Scalar")
 
-add(ID, "prose-en", "en", known("2.x", "raised inside torchmetrics-style code: a hard one"),
+add(ID, "prose-en", "en", known("2.x", "DataParallel returns one loss per GPU"),
     "val loop with DataParallel on 2 GPUs, the loss comes back as a vector of 2:\n"
     "```\n  File \"/workspace/train.py\", line 141, in validate\n    val_loss += loss.item()\n"
     "RuntimeError: a Tensor with 2 elements cannot be converted to Scalar\n```")
