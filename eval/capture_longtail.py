@@ -317,6 +317,15 @@ def address_in_use():
         del first
 
 
+def sdpa_no_backend():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q = torch.randn(2, 4, 8, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):  # a CUDA-only kernel asked for on CPU
+            F.scaled_dot_product_attention(q, q, q)
+
+
 def syncbn_cpu():
     with tempfile.TemporaryDirectory() as d:
         torch.distributed.init_process_group("gloo", init_method=f"file://{d}/store", rank=0, world_size=1)
@@ -432,7 +441,7 @@ ERRORS = [conv_channels_gray, conv_channels_rgba, conv_channels_nhwc, broadcast_
           meta_module_to, anomaly_sqrt, anomaly_div, inference_saved, inference_inplace, optimizer_empty,
           optimizer_non_leaf, grad_shape_backward, derivative_ctc_double, derivative_cdist_double,
           clip_nonfinite, collate_object, collate_none, sampler_shuffle, random_split_counts,
-          process_group_missing, process_group_barrier, address_in_use, syncbn_cpu, checkpoint_truncated,
+          process_group_missing, process_group_barrier, address_in_use, sdpa_no_backend, syncbn_cpu, checkpoint_truncated,
           jit_load_of_torch_save, torchscript_via_pickle, pickled_module_missing, dynamo_print, dynamo_branch,
           dynamo_tolist, jit_varargs, jit_try, jit_lambda]
 

@@ -380,4 +380,4 @@ RuntimeError:
         An attempt has been made to start a new process before the
         current process has finished its bootstrapping phase.''')
 
-add(ID, "line", "en", RAN, "RuntimeError: An attempt has been made to start a new process before the current process has finished its bootstrapping phase.")
+add(ID, "line", "en", known("1.x-2.x", "Python multiprocessing's message, flattened onto one line the way people retype it"), "RuntimeError: An attempt has been made to start a new process before the current process has finished its bootstrapping phase.")
