@@ -324,3 +324,248 @@ add(ID, "truncated", "en", thread("https://github.com/kyegomez/Andromeda/issues/
 /content/Andromeda/Andromeda/optimus_prime/attend.py:168: UserWarning: Memory efficient kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.h:545.)
   out = F.scaled_dot_product_attention(
 /content/Andromeda/Andromeda/optimus_prime/attend.py:168: UserWarning: Memory Efficient attention has been runtime disa''')
+
+
+# --- pytorch/mps-not-implemented ------------------------------------------------------------------
+ID = "pytorch/mps-not-implemented"
+
+MPS_TAIL = ("If you want this op to be added in priority during the prototype phase of this feature, please comment on "
+            "https://github.com/pytorch/pytorch/issues/77764. As a temporary fix, you can set the environment variable "
+            "`PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as a fallback for this op. WARNING: this will be slower than running natively on MPS.")
+
+add(ID, "line", "en", thread("https://github.com/pytorch/pytorch/issues/77764", "a comment in the MPS coverage issue"),
+    "NotImplementedError: The operator 'aten::upsample_bicubic2d.out' is not currently implemented for the MPS device.")
+
+add(ID, "prose-en", "en", thread("https://github.com/invoke-ai/InvokeAI/pull/232", "the 1.12 wording ('not current implemented')"),
+    "M1 mac, image generation stops with\n```\nNotImplementedError: The operator 'aten::_index_put_impl_' is not current implemented for the MPS device. " + MPS_TAIL + "\n```")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/pytorch/pytorch/issues/77754", "a hard one: a torchvision operator on MPS is still this class, not a missing torchvision build"),
+    "M1 맥북에서 torch 2.2.1 + torchvision 0.17.1로 검출 모델을 돌리면 NMS에서 이렇게 나와요.\n"
+    "NotImplementedError: The operator 'torchvision::nms' is not currently implemented for the MPS device. " + MPS_TAIL)
+
+add(ID, "prose-zh", "zh", thread("https://github.com/pytorch/pytorch/issues/77764", "another comment in the same issue"),
+    "在 Mac 上用 mps 跑 transformers 的生成，报：\n"
+    "NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented for the MPS device.")
+
+add(ID, "traceback", "en", known("2.x (macOS, MPS)", "the float64 message of the class, Jupyter layout"),
+    """---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+Cell In[4], line 3
+      1 device = torch.device("mps")
+      2 X = torch.from_numpy(df[features].values)
+----> 3 X = X.to(device)
+
+TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use float32 instead.""")
+
+add(ID, "truncated", "en", thread("https://github.com/pytorch/pytorch/issues/77764", "the op name only, cut"),
+    "NotImplementedError: The operator 'aten::index_copy.out' is not currently implemented for the MPS device. If you want this op to be added in priority during the prototype phase of this feature, please comment on https://github.com/pytorch/pytorch/iss")
+
+add(ID, "traceback", "en", known("2.1-2.x (macOS, MPS)", "raised through Lightning's MPS accelerator, trimmed; situation as in https://github.com/pytorch/pytorch/issues/77754"),
+    traceback([
+        ("/Users/kim/forecast/train.py", 54, "<module>", "nf.fit(df=train_df)"),
+        ("/Users/kim/miniforge3/envs/ts/lib/python3.11/site-packages/pytorch_lightning/trainer/trainer.py", 544, "fit", "call._call_and_handle_interrupt("),
+        ("/Users/kim/miniforge3/envs/ts/lib/python3.11/site-packages/neuralforecast/models/nhits.py", 176, "forward", "knots = F.interpolate(knots, size=self.h, mode=self.interpolation_mode)"),
+        ("/Users/kim/miniforge3/envs/ts/lib/python3.11/site-packages/torch/nn/functional.py", 4072, "interpolate", "return torch._C._nn.upsample_linear1d(input, output_size, align_corners, scale_factors)"),
+    ], "NotImplementedError: The operator 'aten::upsample_linear1d.out' is not currently implemented for the MPS device. " + MPS_TAIL))
+
+
+# --- pytorch/windows-dll-load -------------------------------------------------------------------
+ID = "pytorch/windows-dll-load"
+
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/131662", "Jupyter layout with the JSON-escaped backslashes as pasted; torch 2.4.0"),
+    r'''OSError                                   Traceback (most recent call last)
+Cell In[4], line 1
+----> 1 import torch
+
+File c:\\Users\\Noor\\anaconda3\\envs\\DL\\Lib\\site-packages\\torch\\__init__.py:148
+    146                 err = ctypes.WinError(ctypes.get_last_error())
+    147                 err.strerror += f' Error loading \"{dll}\" or one of its dependencies.'
+--> 148                 raise err
+
+OSError: [WinError 126] The specified module could not be found. Error loading \"c:\\Users\\Noor\\anaconda3\\envs\\DL\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.''')
+
+add(ID, "traceback", "en", thread_tb("https://github.com/zai-org/ChatGLM3/issues/69", "Chinese Windows, the cuDNN DLL"),
+    r'''PS J:\ChatGLM3-main> python web_demo.py
+Traceback (most recent call last):
+  File "J:\ChatGLM3-main\web_demo.py", line 4, in <module>
+    from utils import load_model_on_gpus
+  File "J:\ChatGLM3-main\utils.py", line 4, in <module>
+    from torch.nn import Module
+  File "D:\python\lib\site-packages\torch\__init__.py", line 139, in <module>
+    raise err
+OSError: [WinError 126] 找不到指定的模块。 Error loading "D:\python\lib\site-packages\torch\lib\cudnn_cnn_infer64_8.dll" or one of its dependencies.''')
+
+add(ID, "prose-en", "en", thread("https://github.com/huggingface/diffusers/issues/5247", "French Windows"),
+    "stable diffusion webui won't start anymore:\n"
+    "OSError: [WinError 126] Le module spécifié est introuvable. Error loading \"C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n"
+    "Appuyez sur une touche pour continuer...")
+
+add(ID, "prose-zh", "zh", thread("https://github.com/xszyou/Fay/issues/130"),
+    "所有依赖都装好了，配置也改了，一启动 main.py 就报：\n"
+    "OSError: [WinError 126] 找不到指定的模块。 Error loading \"D:\\environment\\pythton310\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/oobabooga/textgen/issues/3104", "the DLL is present but a dependency is not"),
+    "새로 설치했는데 실행하면 이 에러가 나요. caffe2_nvrtc.dll 파일은 그 폴더에 분명히 있어요.\n"
+    "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Users\\User\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.")
+
+add(ID, "truncated", "en", thread("https://github.com/RetroUpgrade-YouTube/Hi3DGen_1Click_installer/issues/3", "a one-click installer's venv"),
+    '''  File "C:\\Hi3DGen_1Click_v04-Triton\\code\\venv\\lib\\site-packages\\torch\\__init__.py", line 148, in <module>
+    raise err
+OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Hi3DGen_1Click_v04-Triton\\code\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.
+Something went wrong, consider removing code/torch_installed.txt and venv folder to re-initialize from scratch''')
+
+add(ID, "line", "en", known("1.x-2.x (Windows)", "the WinError 1114 variant of the class"),
+    "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading \"C:\\Users\\minji\\anaconda3\\envs\\torch\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.")
+
+
+# --- pytorch/undefined-symbol ---------------------------------------------------------------------
+ID = "pytorch/undefined-symbol"
+
+add(ID, "traceback", "en", thread_tb("https://github.com/Layne-Huang/PMDM/issues/5", "torch built for a newer CUDA runtime than the one on the library path"),
+    '''Traceback (most recent call last):
+  File "/media/data/software/conda/PMDM-main/sample_for_pdb.py", line 10, in <module>
+    from evaluation import *
+  File "/media/data/software/conda/PMDM-main/evaluation/evaluation_metrics.py", line 7, in <module>
+    import torch
+  File "/home/anaconda3/envs/mol/lib/python3.9/site-packages/torch/__init__.py", line 235, in <module>
+    from torch._C import *  # noqa: F403
+ImportError: /home/anaconda3/envs/mol/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudaLaunchKernelExC, version libcudart.so.11.0''')
+
+add(ID, "line", "en", thread("https://github.com/lxxue/FRNN/issues/21", "a CUDA extension built against another torch; paths anonymised by the poster"),
+    "ImportError: /*/*/*/*/FRNN/frnn/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c1015SmallVectorBaseIjE8grow_podEPKvmm")
+
+add(ID, "prose-en", "en", thread("https://github.com/Zielon/MICA/issues/20", "a pytorch3d wheel for another torch version, Colab"),
+    "after pip installing pytorch3d on colab, importing it fails:\n"
+    "ImportError: /usr/local/lib/python3.7/dist-packages/pytorch3d/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZNK2at6Tensor7is_cudaEv")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/facebookresearch/goliath/issues/23", "system CUDA vs the venv's torch CUDA"),
+    "다른 프로젝트에서 sgutils 확장을 가져다 쓰니까 import에서 바로 이렇게 나와요.\n"
+    "ImportError: /home/guoyang/GMS/gaussian-mesh-splatting/extensions/sgutils/sgutilslib.cpython-38-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+
+add(ID, "prose-zh", "zh", thread("https://github.com/pytorch/pytorch/issues/15800", "torch 1.0 with a stale libc10 in /usr/local/lib"),
+    "import torch 就报错，caffe2 也能 import 但是没有版本号：\n"
+    "ImportError: ~/.local/lib/python3.6/site-packages/torch/lib/libcaffe2.so: undefined symbol: _ZTIN3c1010TensorImplE")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/facebookresearch/deepconf/issues/4", "a hard one: raised by vLLM's compiled ops built for another torch; 3.12 carets"),
+    '''INFO 09-08 17:04:55 [__init__.py:241] Automatically detected platform cuda.
+Traceback (most recent call last):
+  File "/home/projects/deepconf/deepconf/deepconf-baseline.py", line 7, in <module>
+    from vllm import LLM, SamplingParams
+  File "/home/projects/deepconf/vllm/vllm/__init__.py", line 64, in __getattr__
+    module = import_module(module_name, __package__)
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+ImportError: /home/projects/deepconf/vllm/vllm/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEa''')
+
+add(ID, "truncated", "en", thread("https://github.com/16lemoing/dot/issues/20", "cut inside the mangled name"),
+    "ImportError: /opt/conda/envs/dot/lib/python3.9/site-packages/_torch3d/_C.cpython-39-x86_64-linux-gnu.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_str")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/10234", "PyTorch 0.4 built from source over an old install, python 2.7"),
+    '''  File "<stdin>", line 1, in <module>
+  File "/home/luhongchao/anaconda2/lib/python2.7/site-packages/torch/__init__.py", line 84, in <module>
+    from torch._C import *
+ImportError: anaconda2/lib/python2.7/site-packages/torch/lib/libtorch.so.1: undefined symbol: _ZTIN2at4TypeE''')
+
+
+# --- pytorch/torchvision-operator-missing ---------------------------------------------------------
+ID = "pytorch/torchvision-operator-missing"
+
+add(ID, "traceback", "en", thread_tb("https://github.com/fudan-generative-vision/hallo/issues/98", "Colab, torch 2.3-era frames"),
+    '''Traceback (most recent call last):
+  File "/content/hallo/scripts/inference.py", line 40, in <module>
+    from hallo.datasets.audio_processor import AudioProcessor
+  File "/usr/local/lib/python3.10/dist-packages/torchvision/__init__.py", line 6, in <module>
+    from torchvision import _meta_registrations, datasets, io, models, ops, transforms, utils
+  File "/usr/local/lib/python3.10/dist-packages/torchvision/_meta_registrations.py", line 164, in <module>
+    def meta_nms(dets, scores, iou_threshold):
+  File "/usr/local/lib/python3.10/dist-packages/torch/library.py", line 467, in inner
+    handle = entry.abstract_impl.register(func_to_register, source)
+  File "/usr/local/lib/python3.10/dist-packages/torch/_library/abstract_impl.py", line 30, in register
+    if torch._C._dispatch_has_kernel_for_dispatch_key(self.qualname, "Meta"):
+RuntimeError: operator torchvision::nms does not exist''')
+
+add(ID, "traceback", "en", thread_tb("https://github.com/apple-aiml-research/ml-depth-pro/issues/62", "torch 2.5-era frames (_register_fake), miniconda; cut at the last frame, message from the title"),
+    '''Traceback (most recent call last):
+  File "/home/saith/miniconda3/envs/depth-pro/bin/depth-pro-run", line 5, in <module>
+    from depth_pro.cli import run_main
+  File "/home/saith/Desktop/data/ml-depth-pro/src/depth_pro/depth_pro.py", line 12, in <module>
+    from torchvision.transforms import (
+  File "/home/saith/miniconda3/envs/depth-pro/lib/python3.9/site-packages/torchvision/__init__.py", line 10, in <module>
+    from torchvision import _meta_registrations, datasets, io, models, ops, transforms, utils  # usort:skip
+  File "/home/saith/miniconda3/envs/depth-pro/lib/python3.9/site-packages/torchvision/_meta_registrations.py", line 164, in <module>
+    def meta_nms(dets, scores, iou_threshold):
+  File "/home/saith/miniconda3/envs/depth-pro/lib/python3.9/site-packages/torch/library.py", line 795, in register
+    use_lib._register_fake(op_name, func, _stacklevel=stacklevel + 1)
+  File "/home/saith/miniconda3/envs/depth-pro/lib/python3.9/site-packages/torch/library.py", line 184, in _register_fake
+    handle = entry.fake_impl.register(func_to_register, source)
+RuntimeError: operator torchvision::nms does not exist''')
+
+add(ID, "line", "en", thread("https://github.com/naver/dust3r/issues/246"), "RuntimeError: operator torchvision::nms does not exist")
+
+add(ID, "prose-en", "en", thread("https://github.com/pytorch/pytorch/issues/122494", "torch 2.2.1+cpu with a CUDA torchvision wheel"),
+    "pip installed torch 2.2.1+cpu and then torchvision from the default index, now `import torchvision` gives\n"
+    "RuntimeError: operator torchvision::nms does not exist")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/ZQPei/deep_sort_pytorch/issues/189", "the 1.x wording 'No such operator'"),
+    "deep_sort를 돌리면 검출 단계에서 이 에러가 나요. torch랑 torchvision은 pip로 따로 깔았어요.\nRuntimeError: No such operator torchvision::nms")
+
+add(ID, "prose-zh", "zh", thread("https://github.com/Tencent-Hunyuan/HunyuanVideo/issues/287"),
+    "按照网上的步骤一步步装的环境，一运行就报 RuntimeError: operator torchvision::nms does not exist，torch 和 torchvision 是分开装的。")
+
+add(ID, "truncated", "en", thread_tb("https://github.com/vladmandic/sdnext/issues/3531", "Windows rich box, raised on import through sdnext modules; cut before the message"),
+    """│ C:\\Users\\jfran\\Documents\\Artificial Intelligence\\automatic\\modules\\shared.py:25 in <module>                          │
+│                                                                                                                      │
+│     24 from modules.ui_components import DropdownEditable                                                            │
+│ ❱   25 import modules.interrogate                                                                                    │
+╰──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────╯
+RuntimeError: operator torchvision::nms does not exist""")
+
+
+# --- pytorch/numpy2-abi ---------------------------------------------------------------------------
+ID = "pytorch/numpy2-abi"
+
+NP2 = """A module that was compiled using NumPy 1.x cannot be run in
+NumPy 2.0.0 as it may crash. To support both 1.x and 2.x
+versions of NumPy, modules must be compiled with NumPy 2.0.
+Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.
+
+If you are a user of the module, the easiest solution will be to
+downgrade to 'numpy<2' or try to upgrade the affected module.
+We expect that some modules will need time to support NumPy 2."""
+
+add(ID, "traceback", "en", thread_tb("https://github.com/xai4space/meteors/issues/20", "Windows build (backslash path in the warning), torch < 2.3"),
+    ">>> import torch\n>>> sample = torch.tensor([[0]])\n\n" + NP2 + "\n\n"
+    "Traceback (most recent call last):  File \"<stdin>\", line 1, in <module>\n"
+    "<stdin>:1: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered internally at ..\\torch\\csrc\\utils\\tensor_numpy.cpp:84.)")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/donahowe/AutoStudio/issues/38", "import torch in a venv with NumPy 2.0.1; trimmed"),
+    NP2.replace("2.0.0", "2.0.1") + '''
+
+Traceback (most recent call last):  File "/home/parsa/HDD/machine learning/AutoStudio/run.py", line 19, in <module>
+    import torch
+  File "/home/parsa/HDD/machine learning/AutoStudio/lib/python3.10/site-packages/torch/__init__.py", line 1382, in <module>
+    from .functional import *  # noqa: F403
+  File "/home/parsa/HDD/machine learning/AutoStudio/lib/python3.10/site-packages/torch/functional.py", line 7, in <module>
+    import torch.nn.functional as F''')
+
+add(ID, "prose-en", "en", thread("https://github.com/pawansharmaaaa/Lip_Wise/issues/20", "the RuntimeError that follows the warning"),
+    "the app prints the big numpy 1.x/2.0.0 warning on start and then inference dies with\n"
+    "RuntimeError: Numpy is not available\nPress any key to continue . . .")
+
+add(ID, "prose-zh", "zh", thread("https://github.com/sniklaus/pytorch-unflow/issues/17", "Windows miniconda, NumPy 2.0.1"),
+    "运行 run.py 一开始就出现这个提示，后面 tensor 转 numpy 的地方报 Numpy is not available：\n" + NP2.replace("2.0.0", "2.0.1"))
+
+add(ID, "prose-ko", "ko", known("2.0-2.2", "the line torch prints from tensor_numpy.cpp, Linux path"),
+    "pip로 다른 패키지를 설치하다가 numpy가 2.x로 올라간 뒤부터 import torch 할 때 경고가 뜨고 .numpy()가 안 돼요.\n"
+    "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/transformer.py:20: UserWarning: Failed to initialize NumPy: _ARRAY_API not found "
+    "(Triggered internally at /opt/conda/conda-bld/pytorch_1708025847130/work/torch/csrc/utils/tensor_numpy.cpp:84.)\n"
+    "  device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),")
+
+add(ID, "line", "en", known("1.x-2.2"), "RuntimeError: Numpy is not available")
+
+add(ID, "truncated", "en", thread_tb("https://github.com/nagadomi/nunif/issues/135", "Windows embedded Python; torchvision import; only the end kept"),
+    r'''  File "J:\iw3\nunif\nunif\transforms\std.py", line 2, in <module>
+    from torchvision import transforms as T
+  File "J:\iw3\python\lib\site-packages\torchvision\__init__.py", line 6, in <module>
+    from torchvision import _meta_registrations, datasets, io, models, ops, transforms, utils
+  File "J:\iw3\python\lib\site-packages\torchvision\models\__init__.py", line 2, in <module>
+    from .convnext import *''')
