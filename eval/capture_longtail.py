@@ -351,6 +351,15 @@ def jit_load_of_torch_save():
         torch.jit.load(p)
 
 
+def torch_load_of_torchscript():
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "traced.pt")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.jit.save(torch.jit.script(nn.Linear(2, 2)), p)
+        torch.load(p)  # weights_only=True by default since 2.6
+
+
 def torchscript_via_pickle():
     import pickle
     import zipfile
@@ -442,7 +451,7 @@ ERRORS = [conv_channels_gray, conv_channels_rgba, conv_channels_nhwc, broadcast_
           optimizer_non_leaf, grad_shape_backward, derivative_ctc_double, derivative_cdist_double,
           clip_nonfinite, collate_object, collate_none, sampler_shuffle, random_split_counts,
           process_group_missing, process_group_barrier, address_in_use, sdpa_no_backend, syncbn_cpu, checkpoint_truncated,
-          jit_load_of_torch_save, torchscript_via_pickle, pickled_module_missing, dynamo_print, dynamo_branch,
+          jit_load_of_torch_save, torch_load_of_torchscript, torchscript_via_pickle, pickled_module_missing, dynamo_print, dynamo_branch,
           dynamo_tolist, jit_varargs, jit_try, jit_lambda]
 
 

@@ -562,10 +562,8 @@ add(ID, "prose-ko", "ko", known("2.0-2.2", "the line torch prints from tensor_nu
 
 add(ID, "line", "en", known("1.x-2.2"), "RuntimeError: Numpy is not available")
 
-add(ID, "truncated", "en", thread_tb("https://github.com/nagadomi/nunif/issues/135", "Windows embedded Python; torchvision import; only the end kept"),
-    r'''  File "J:\iw3\nunif\nunif\transforms\std.py", line 2, in <module>
-    from torchvision import transforms as T
-  File "J:\iw3\python\lib\site-packages\torchvision\__init__.py", line 6, in <module>
-    from torchvision import _meta_registrations, datasets, io, models, ops, transforms, utils
-  File "J:\iw3\python\lib\site-packages\torchvision\models\__init__.py", line 2, in <module>
-    from .convnext import *''')
+add(ID, "truncated", "en", thread("https://github.com/nagadomi/nunif/issues/135", "Windows embedded Python; only the head of the warning and the first frames kept"),
+    "\n".join(NP2.splitlines()[:3]) + "\n...\n"
+    + r'''Traceback (most recent call last):  File "runpy.py", line 187, in _run_module_as_main
+  File "J:\iw3\nunif\nunif\transforms\std.py", line 2, in <module>
+    from torchvision import transforms as T''')
