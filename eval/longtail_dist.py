@@ -367,8 +367,8 @@ add(ID, "truncated", "en", thread("https://github.com/fan-ziqi/rl_sar/issues/71"
 
 add(ID, "prose-en", "en", known("1.0-1.3 (libtorch)", "the C++ loader on a torch.save file, the 'hasRecord' wording"),
     "<@U05TORCHBOT> loading our model in the C++ service with torch::jit::load(\"model.pt\"):\n"
-    "```terminate called after throwing an instance of 'c10::Error'\n  what():  [enforce fail at inline_container.cc:137] . PytorchStreamReader failed locating file version: file not found\n"
-    "Expected hasRecord(\"version\") to be true, but got false.```")
+    "```terminate called after throwing an instance of 'c10::Error'\n"
+    "  what():  Expected hasRecord(\"version\") to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)```")
 
 
 # --- pytorch/pickled-model-module-missing -------------------------------------------------------------
@@ -437,5 +437,201 @@ add(ID, "truncated", "en", thread("https://github.com/Bing-su/adetailer/issues/3
     │ │   1173 │                                                                                         │             │
 ModuleNotFoundError: No module named 'models.yolo'""")
 
-add(ID, "line", "en", known("2.x", "a notebook's class loaded from a plain script"),
+add(ID, "truncated", "en", known("2.x", "a notebook's class loaded from a plain script; the serialization frame decides it against worker-pickle"),
+    '  File "/home/alice/proj/serve/.venv/lib/python3.11/site-packages/torch/serialization.py", line 1478, in find_class\n'
+    "    return super().find_class(mod_name, name)\n"
     "AttributeError: Can't get attribute 'LSTMForecaster' on <module '__main__' from '/home/alice/proj/serve/app.py'>")
+
+
+# --- pytorch/dynamo-backend-failed -------------------------------------------------------------------
+ID = "pytorch/dynamo-backend-failed"
+
+SUPPRESS = ("\nSet TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n\n"
+            "You can suppress this exception and fall back to eager by setting:\n    import torch._dynamo\n    torch._dynamo.config.suppress_errors = True")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/125093", "Python 3.12 carets, torch 2.3; trimmed"),
+    '''  File "/home/mfbalin/.venvs/venv/lib/python3.12/site-packages/torch/_inductor/scheduler.py", line 711, in _compute_attrs
+    group_fn = self.scheduler.get_backend(self.node.get_device()).group_fn
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/home/mfbalin/.venvs/venv/lib/python3.12/site-packages/torch/_inductor/scheduler.py", line 2436, in get_backend
+    self.backends[device] = self.create_backend(device)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/home/mfbalin/.venvs/venv/lib/python3.12/site-packages/torch/_inductor/scheduler.py", line 2428, in create_backend
+    raise RuntimeError(
+torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
+RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton
+''' + SUPPRESS)
+
+add(ID, "prose-en", "en", thread("https://github.com/welltop-cn/ComfyUI-TeaCache/issues/40", "Windows ComfyUI node with torch.compile"),
+    "enabled the compile option in the node and got\nbackend='inductor' raised:\n"
+    "RuntimeError: Cannot find a working triton installation. Either the package is not installed or it is too old. More information on installing Triton can be found at https://github.com/openai/triton"
+    + SUPPRESS + "\ndo i need to downgrade python?")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/kijai/ComfyUI-WanVideoWrapper/issues/978", "the 2.6+ TritonMissing wording, Windows portable build; trimmed"),
+    r'''    raise e.remove_dynamo_frames() from None  # see TORCHDYNAMO_VERBOSE=1
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "G:\ComfyUI_windows_portable\python_embeded\Lib\site-packages\torch\_inductor\scheduler.py", line 3957, in create_backend
+    raise TritonMissing(inspect.currentframe())
+torch._inductor.exc.TritonMissing: Cannot find a working triton installation. Either the package is not installed or it is too old. More information on installing Triton can be found at: https://github.com/triton-lang/triton
+
+Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting a bug to PyTorch). For even more developer context, set TORCH_LOGS="+dynamo"''')
+
+add(ID, "prose-zh", "zh", thread("https://github.com/triton-lang/triton/issues/3708", "nnUNet training at epoch 600, torch 2.1"),
+    "nnUNet 训练到第 600 个 epoch 突然报错，之前一直正常：\n"
+    "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton")
+
+add(ID, "prose-ko", "ko", known("2.1-2.5", "a C++ compiler missing for the CPU backend of Inductor (Windows)"),
+    "윈도우에서 CPU로 torch.compile을 켰더니 첫 스텝에서 이렇게 죽어요. Visual Studio 빌드 도구는 안 깔려 있어요.\n"
+    "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: Compiler: cl is not found.")
+
+add(ID, "line", "en", thread("https://github.com/triton-lang/triton/issues/4034"),
+    "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton")
+
+add(ID, "truncated", "en", thread_tb("https://github.com/chengzeyi/Comfy-WaveSpeed/issues/20", "a hard one: Triton found, but its compilation of the generated kernel failed; only the kernel source and the hint kept"),
+    '''    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = tl.full([XBLOCK], True, tl.int1)
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (x0), None)
+    tmp1 = tmp0.to(tl.float32)
+           ^
+''' + SUPPRESS)
+
+
+# --- pytorch/dynamo-unsupported -------------------------------------------------------------------------
+ID = "pytorch/dynamo-unsupported"
+
+
+def dyn(key: str, path: str, line_no: int, code: str) -> str:
+    """A captured Dynamo message with the capture script's location replaced by the user's."""
+    text = msg(key)
+    text = re.sub(r'File "\{SCRIPT}", line \d+, in (\w+)', f'File "{path}", line {line_no}, in \\1', text)
+    text = re.sub(r'# File "\{SCRIPT}", line \d+', f'# File "{path}", line {line_no}', text)
+    return text
+
+
+add(ID, "traceback", "en", RAN + "; fullgraph=True with a print in forward; user path changed",
+    traceback([
+        ("/home/jiwoo/work/llm/train.py", 74, "<module>", "loss = compiled_step(batch)\n       ^^^^^^^^^^^^^^^^^^^^^^^^^^"),
+        *at("venv312", rows("dynamo_print")),
+    ], "torch._dynamo.exc.Unsupported: " + dyn("dynamo_print", "/home/jiwoo/work/llm/model.py", 88, "print")))
+
+add(ID, "line", "en", RAN + "; only the first line of the 2.13 message", "torch._dynamo.exc.Unsupported: " + msg("dynamo_branch").splitlines()[0])
+
+add(ID, "prose-en", "en", RAN + "; data-dependent control flow, Slack-escaped fence",
+    "<@U05TORCHBOT> torch.compile(fullgraph=True) refuses my clamp helper:\n"
+    + slack_escape(fence("torch._dynamo.exc.Unsupported: " + dyn("dynamo_branch", "/workspace/model/utils.py", 41, "if"))))
+
+add(ID, "prose-ko", "ko", RAN + "; tolist() on a float tensor",
+    "torch.compile(fullgraph=True)로 감싼 후처리 함수에서 tolist()를 쓰면 이렇게 나와요.\n"
+    "torch._dynamo.exc.Unsupported: " + msg("dynamo_tolist").splitlines()[0] + "\n" + msg("dynamo_tolist").splitlines()[1])
+
+add(ID, "traceback", "en", RAN_LOG + "; the recompile-limit warning of the class (dtype changes on every call)",
+    log("recompile_limit", "alice311", "/home/alice/proj/serve/kernels.py"))
+
+add(ID, "prose-zh", "zh", known("2.1-2.4", "the older Unsupported wording"),
+    "用 torch.compile(fullgraph=True) 编译模型时报错，forward 里留了一个调试用的 print：\n"
+    "torch._dynamo.exc.Unsupported: call_function BuiltinVariable(print) [ConstantVariable(str)] {}\n\n"
+    "from user code:\n   File \"/root/model.py\", line 55, in forward\n    print(\"shape\", x.shape)")
+
+add(ID, "truncated", "en", known("2.0-2.5", "the cache_size_limit wording of the recompile warning"),
+    "[2024-05-02 11:04:12,530] torch._dynamo.convert_frame: [WARNING] torch._dynamo hit config.cache_size_limit (8)\n"
+    "   function: 'forward' (/workspace/model.py:120)\n   last reason: ___check_obj_id(L['self'].mask, 140233110431424)")
+
+add(ID, "prose-en", "en", known("2.2-2.5", "graph break inside a Hugging Face model under fullgraph=True: a hard one"),
+    "compiling a transformers model with fullgraph=True:\n"
+    "torch._dynamo.exc.Unsupported: Logger not supported for non-export cases\n\nfrom user code:\n"
+    "   File \"/opt/conda/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py\", line 1004, in forward\n"
+    "    logger.warning_once(")
+
+
+# --- pytorch/onnx-unsupported-operator -------------------------------------------------------------------
+ID = "pytorch/onnx-unsupported-operator"
+
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/110859", "torch 1.13, the TorchScript-based exporter"),
+    '''  File "/mnt/coding/singularity/multi_view_3d/tools/test2onnx_nopre.py", line 420, in main
+    torch.onnx.export(
+  File "/home/jidudev/.local/lib/python3.8/site-packages/torch/onnx/utils.py", line 504, in export
+    _export(
+  File "/home/jidudev/.local/lib/python3.8/site-packages/torch/onnx/utils.py", line 1529, in _export
+    graph, params_dict, torch_out = _model_to_graph(
+  File "/home/jidudev/.local/lib/python3.8/site-packages/torch/onnx/utils.py", line 1115, in _model_to_graph
+    graph = _optimize_graph(
+  File "/home/jidudev/.local/lib/python3.8/site-packages/torch/onnx/utils.py", line 663, in _optimize_graph
+    graph = _C._jit_pass_onnx(graph, operator_export_type)
+  File "/home/jidudev/.local/lib/python3.8/site-packages/torch/onnx/utils.py", line 1909, in _run_symbolic_function
+    raise errors.UnsupportedOperatorError(
+torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::lift_fresh' to ONNX opset version 13 is not supported. Please feel free to request support or submit a pull request on PyTorch GitHub: https://github.com/pytorch/pytorch/issues''')
+
+add(ID, "line", "en", thread("https://github.com/huggingface/optimum/pull/1331", "the message that names the opset where support was added"),
+    "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::tril' to ONNX opset version 13 is not supported. Support for this operator was added in version 14, try exporting with this version.")
+
+add(ID, "prose-en", "en", thread("https://github.com/pytorch/pytorch/issues/71150", "1.10 wording (RuntimeError)"),
+    "exporting my 5-input model with opset_version=12:\n"
+    "RuntimeError: Exporting the operator uniform to ONNX opset version 12 is not supported. Please feel free to request support or submit a pull request on PyTorch GitHub.")
+
+add(ID, "prose-zh", "zh", thread("https://github.com/pytorch/pytorch/issues/131635", "pointnet++ with randint in the model"),
+    "用自己的数据训练了 pointnet++，想转 onnx 再用 TensorRT 加速，导出时报错：\n"
+    "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::randint' to ONNX opset version 14 is not supported.")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/pytorch/pytorch/issues/124716", "nn.TransformerEncoder at opset 12"),
+    "TransformerEncoder가 들어간 모델을 opset_version=12로 ONNX 내보내기 하면 이렇게 나와요.\n"
+    "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::unflatten' to ONNX opset version 12 is not supported.")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/56905", "pytest output of torch 1.8's symbolic_registry, fairseq transformer"),
+    '''opname = 'outer', domain = '', version = 13
+
+    def get_registered_op(opname, domain, version):
+        if domain is None or version is None:
+            warnings.warn("ONNX export failed. The ONNX domain and/or version are None.")
+        global _registry
+        if not is_registered_op(opname, domain, version):
+            msg = "Exporting the operator " + opname + " to ONNX opset version " + str(version) + " is not supported. "
+>           raise RuntimeError(msg)
+E           RuntimeError: Exporting the operator outer to ONNX opset version 13 is not supported. Please feel free to request support or submit a pull request on PyTorch GitHub.''')
+
+add(ID, "truncated", "en", thread("https://github.com/pytorch/pytorch/issues/77316", "the 1.11 module path symbolic_registry"),
+    "torch.onnx.symbolic_registry.UnsupportedOperatorError: Exporting the operator prim::DictConstruct to ONNX opset version 14 is not supported. Please feel free to request sup")
+
+
+# --- pytorch/torchscript-unsupported --------------------------------------------------------------------
+ID = "pytorch/torchscript-unsupported"
+
+
+def jit(key: str, path: str, line_no: int) -> str:
+    """A captured TorchScript frontend message with the capture script's location replaced."""
+    return re.sub(r'File "\{SCRIPT}", line \d+', f'File "{path}", line {line_no}', msg(key))
+
+
+add(ID, "traceback", "en", RAN_FRAMES + "; *args in a scripted function; user path changed",
+    traceback([
+        ("/home/alice/proj/export/export.py", 22, "<module>", "scripted = torch.jit.script(postprocess)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"),
+        *at("alice311", rows("jit_varargs")),
+    ], "torch.jit.frontend.NotSupportedError: " + jit("jit_varargs", "/home/alice/proj/export/postprocess.py", 8)))
+
+add(ID, "line", "en", RAN + "; only the first line", "torch.jit.frontend.UnsupportedNodeError: " + msg("jit_try").splitlines()[0])
+
+add(ID, "prose-en", "en", RAN + "; a lambda inside forward",
+    "scripting the model for the C++ server fails on a tiny helper:\n```\ntorch.jit.frontend.UnsupportedNodeError: "
+    + jit("jit_lambda", "/workspace/model/heads.py", 57) + "\n```")
+
+add(ID, "prose-ko", "ko", RAN + "; try/except in forward",
+    "forward 안에 try/except가 있는 모델을 torch.jit.script 하려니까 이렇게 나와요. 예외 처리를 빼야 하나요?\n"
+    "torch.jit.frontend.UnsupportedNodeError: " + jit("jit_try", "/home/jiwoo/work/app/model.py", 33))
+
+add(ID, "prose-zh", "zh", known("1.x-2.x", "the 'is currently not supported in Torchscript' wording"),
+    "用 torch.jit.script 导出模型，里面调用了 python 内置函数：\n"
+    "RuntimeError: Python builtin <built-in function iter> is currently not supported in Torchscript:\n"
+    "  File \"/root/det/postprocess.py\", line 41\n        it = iter(boxes)\n             ~~~~ <--- HERE")
+
+add(ID, "truncated", "en", known("1.x-2.x", "a dict comprehension in an older release, cut after the marker"),
+    "torch.jit.frontend.NotSupportedError: Comprehension ifs are not supported yet:\n  File \"/workspace/nlp/vocab.py\", line 19\n"
+    "        ids = [self.stoi[t] for t in tokens if t in self.stoi]\n                                          ~~ <--- HERE")
+
+add(ID, "traceback", "en", known("1.13-2.x", "keyword-only args in a timm-style block: a hard one, raised while scripting a library model"),
+    traceback([
+        ("/home/kim/export/to_ts.py", 14, "<module>", "ts = torch.jit.script(timm.create_model('convnext_tiny'))"),
+        ("/home/kim/.venv/lib/python3.10/site-packages/torch/jit/_script.py", 1284, "script", "return torch.jit._recursive.create_script_module("),
+        ("/home/kim/.venv/lib/python3.10/site-packages/torch/jit/frontend.py", 325, "build_param_list", "raise NotSupportedError(ctx_range, _vararg_kwarg_err)"),
+    ], "torch.jit.frontend.NotSupportedError: Compiled functions can't take variable number of arguments or use keyword-only arguments with defaults:\n"
+       "  File \"/home/kim/.venv/lib/python3.10/site-packages/timm/layers/mlp.py\", line 52\n    def forward(self, x, **kwargs):\n                          ~~~~~~~ <--- HERE"))
