@@ -378,7 +378,7 @@ add(ID, "traceback", "en", RAN_FRAMES + "; a whole model saved with torch.save, 
     traceback([
         ("/home/jiwoo/work/deploy/predict.py", 9, "<module>", "model = torch.load(\"model.pt\", weights_only=False)\n        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"),
         *at("venv312", rows("pickled_module_missing")),
-    ], line("pickled_module_missing").replace("netdefs", "nets.resnet_custom")))
+    ], line("pickled_module_missing")))
 
 add(ID, "traceback", "en", RAN_LOG + "; the class lived in the training script's __main__",
     log("pickled_main_class", "kaggle", "/kaggle/working/predict.py", directory="/kaggle/working"))
