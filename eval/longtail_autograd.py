@@ -131,14 +131,27 @@ add(ID, "prose-en", "en", ran("the UserWarning of 2.13; the symptom is grad bein
 
 add(ID, "line", "en", RAN, "UserWarning: " + NONLEAF)
 
-add(ID, "truncated", "en", known("1.7-2.x", "cut after the first sentence"),
-    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward().")
-
-add(ID, "prose-ko", "ko", known("1.7-2.x"),
-    "입력 이미지에 대한 saliency map을 구하려고 x = img.to(device).requires_grad_()가 아니라 img.requires_grad_().to(device)로 했더니 x.grad가 None이에요. 경고도 떠요.\n"
+add(ID, "truncated", "en", thread("https://github.com/bigscience-workshop/Megatron-DeepSpeed/issues/356", "torch 1.11 on a cluster, launcher-prefixed; cut"),
+    "[default2]:/p/software/juwelsbooster/stages/2022/software/PyTorch/1.11-gcccoremkl-11.2.0-2021.4.0-CUDA-11.5/lib/python3.9/site-packages/torch/_tensor.py:1104: "
     "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). "
-    "If you indeed want the gradient for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
-    "See github.com/pytorch/pytorch/pull/30531 for more informations.")
+    "If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.\n[default2]:  return self._grad")
+
+add(ID, "prose-ko", "ko", thread("https://github.com/bubbliiiing/yolov7-pytorch/issues/42", "Windows Store Python, torch 1.12.1+cu116"),
+    "추론은 잘 되는데 실행할 때마다 이 경고가 떠요. 무시해도 되는 건지, 어떻게 없애는지 궁금해요.\n"
+    "C:\\Users\\presa\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.9_qbz5n2kfra8p0\\LocalCache\\local-packages\\Python39\\site-packages\\torch\\_tensor.py:1083: "
+    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). "
+    "If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, "
+    "make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered internally at  "
+    "C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\build\\aten\\src\\ATen/core/TensorBody.h:482.)\n  return self._grad")
+
+add(ID, "traceback", "en", thread_tb("https://github.com/microsoft/nni/issues/5299", "raised through NNI's model speedup, wrapped as pasted; a hard one, the warning comes from a library"),
+    """[2022-12-27 10:01:54] Update the indirect sparsity for the model.classifier.3
+/home/user/miniconda3/envs/prune/lib/python3.8/site-packages/nni/compression/pytorch/speedup/infer_mask.py:275: 
+UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). 
+If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. 
+If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations.
+(Triggered internally at aten/src/ATen/core/TensorBody.h:480.)
+  if isinstance(self.output, torch.Tensor) and self.output.grad is not None:""")
 
 add(ID, "prose-zh", "zh", ran("Jupyter; the parameter was created then multiplied"),
     "手写线性回归，w = torch.randn(1, requires_grad=True) * 0.01，backward 以后 w.grad 一直是 None，还有警告：\n"

@@ -635,3 +635,8 @@ add(ID, "traceback", "en", known("1.13-2.x", "keyword-only args in a timm-style 
         ("/home/kim/.venv/lib/python3.10/site-packages/torch/jit/frontend.py", 325, "build_param_list", "raise NotSupportedError(ctx_range, _vararg_kwarg_err)"),
     ], "torch.jit.frontend.NotSupportedError: Compiled functions can't take variable number of arguments or use keyword-only arguments with defaults:\n"
        "  File \"/home/kim/.venv/lib/python3.10/site-packages/timm/layers/mlp.py\", line 52\n    def forward(self, x, **kwargs):\n                          ~~~~~~~ <--- HERE"))
+
+add("pytorch/dynamo-unsupported", "prose-en", "en",
+    thread("https://github.com/pytorch/pytorch/issues/125138", "an assert on an autograd.Function inside forward; Slack-escaped as delivered"),
+    "<@U05TORCHBOT> " + slack_escape("compiled model graph-breaks at `assert MyExp is not None` & TORCH_LOGS shows\n"
+                                     "torch._dynamo.exc.Unsupported: comparison AutogradFunctionVariable() <built-in function is_not> ConstantVariable(NoneType)"))
