@@ -280,7 +280,7 @@ ID = "pytorch/random-split-lengths"
 
 add(ID, "line", "en", RAN, line("random_split_counts"))
 
-add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/128116", "Windows, Python 3.11 carets; fractions that sum to 1.0000000000000002"),
+add(ID, "traceback", "en", thread_tb("https://github.com/pytorch/pytorch/issues/128116", "Windows, Python 3.11 carets; fractions that sum to 1.0000000000000002; the folder name of the script path changed"),
     '''Files already downloaded and verified
 Traceback (most recent call last):
   File "D:\\thesis\\test\\test.py", line 5, in <module>

@@ -131,10 +131,11 @@ add(ID, "prose-en", "en", known("1.x-2.x"),
 add(ID, "traceback", "en", thread("https://github.com/Comfy-Org/ComfyUI/issues/7444",
                                   "message as pasted; ComfyUI frames written by hand; Slack-escaped"),
     "<@U05TORCHBOT> " + slack_escape(fence(traceback([
+        ("D:\\ComfyUI_windows_portable\\ComfyUI\\main.py", 313, "<module>", "event_loop.run_until_complete(x)"),
         ("D:\\ComfyUI_windows_portable\\ComfyUI\\execution.py", 327, "execute",
          "output_data, output_ui, has_subgraph = get_output_data(obj, input_data_all, execution_block_cb=execution_block_cb, pre_execute_cb=pre_execute_cb)"),
         ("D:\\ComfyUI_windows_portable\\ComfyUI\\comfy\\ldm\\wan\\model.py", 467, "forward_orig", "e = self.time_embedding(sinusoidal_embedding_1d(self.freq_dim, t).to(dtype=x[0].dtype))"),
-        ("D:\\ComfyUI_windows_portable\\ComfyUI\\comfy\\ldm\\wan\\model.py", 214, "forward", "x = x + y * e[2]  # -> <-"),
+        ("D:\\ComfyUI_windows_portable\\ComfyUI\\comfy\\ldm\\wan\\model.py", 214, "forward", "x = x + y * e[2]"),
     ], "RuntimeError: The size of tensor a (81) must match the size of tensor b (16) at non-singleton dimension 1"))))
 
 
