@@ -49,7 +49,7 @@ def text_key(item: dict) -> str:
     return hashlib.sha1(item["text"].encode("utf-8")).hexdigest()
 
 
-def split(items: list[dict], ids: list[str]) -> tuple[list[dict], list[dict]]:
+def split(items: list[dict], ids: list[str], both_parts: bool = False) -> tuple[list[dict], list[dict]]:
     """Stratified by class, and balanced over the kinds of paste.
 
     Each class gives ~60% of its lines to dev; the leftover fractions are given out by
@@ -57,6 +57,8 @@ def split(items: list[dict], ids: list[str]) -> tuple[list[dict], list[dict]]:
     whole set is 60/40. Within a class the held-out lines are picked one at a time from
     the kind that is furthest below its 40% share of held-out lines so far (ties broken by
     a hash of the text), so both parts get every kind in about the same proportion.
+    With both_parts, a class keeps at least one line in each part even where that moves the
+    share away from 60/40 (a class with two lines splits 1/1).
     """
     by_class: dict[str, list[dict]] = defaultdict(list)
     for item in items:
@@ -68,6 +70,8 @@ def split(items: list[dict], ids: list[str]) -> tuple[list[dict], list[dict]]:
     tie = {c: hashlib.sha1(c.encode()).hexdigest() for c in classes}
     for c in sorted(classes, key=lambda c: (-(exact[c] - quota[c]), tie[c]))[:left]:
         quota[c] += 1
+    if both_parts:
+        quota = {c: min(max(q, 1), len(by_class[c]) - 1) for c, q in quota.items()}
 
     kind_total = Counter(item["kind"] for item in items)
     kind_held: Counter = Counter()

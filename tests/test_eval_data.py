@@ -49,6 +49,15 @@ def required_ids() -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
+# These sets cover the first 25 classes of the taxonomy; the 65 after them have their own
+# long-tail set (tests/test_eval_longtail.py).
+CORE_CLASSES = 25
+
+
+def core_ids() -> list[str]:
+    return required_ids()[:CORE_CLASSES]
+
+
 def load(path: Path) -> list[dict]:
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -90,7 +99,7 @@ def test_every_line_names_a_required_id_a_known_kind_and_a_matching_language(set
 
 
 def test_counts_per_class(sets):
-    ids = required_ids()
+    ids = core_ids()
     pasted = Counter(r["expected"] for r in both(sets, "pasted"))
     questions = Counter(r["expected"] for r in both(sets, "questions"))
     assert sum(pasted.values()) >= 160
@@ -152,7 +161,7 @@ def test_split_is_about_sixty_forty_and_stratified(sets):
             assert not missing, f"{name}: {part} has no line of kind {sorted(missing)}"
         dev_classes = Counter(r["expected"] for r in dev)
         heldout_classes = Counter(r["expected"] for r in heldout)
-        for cls in required_ids():
+        for cls in core_ids():
             assert dev_classes[cls] >= 1 and heldout_classes[cls] >= 1, f"{name}: {cls} missing from a split"
             total = dev_classes[cls] + heldout_classes[cls]
             assert abs(dev_classes[cls] - 0.6 * total) < 1, f"{name}: {cls} split {dev_classes[cls]}/{total}"
