@@ -279,4 +279,359 @@ BeatNet import 하자마자 넘파이 에러가 나요
 ValueError: numpy.ndarray size changed, may indicate binary incompatibility. 
 Expected 96 from C header, got 88 from PyObject!
 """, library="numpy"),
+    # ---- scikit-learn -----------------------------------------------------------------
+    neg(K, "en", thread("https://github.com/pylablanche/gcForest/issues/22"), r"""
+x_train=x_train.astype(np.float64,copy=False)
+y_train=y_train.astype(np.float64,copy=False)
+
+logreg.fit(x_train,y_train)
+
+the fit line fails with
+ValueError: Input contains NaN, infinity or a value too large for dtype('float64').
+""", library="scikit-learn"),
+    neg(K, "en", thread("https://github.com/dipanjanS/practical-machine-learning-with-python/issues/6"), r"""
+Traceback (most recent call last):
+  File "/Users/evan/PycharmProjects/price-prediction/stock_price_forecast_regression_modeling.py", line 74, in <module>
+    train_rmse = math.sqrt(mean_squared_error(y_train[train_offset:], np.array(train_pred_seqs).flatten()))
+  File "/Users/evan/PycharmProjects/price-prediction/venv/lib/python3.6/site-packages/sklearn/metrics/regression.py", line 238, in mean_squared_error
+    y_true, y_pred, multioutput)
+  File "/Users/evan/PycharmProjects/price-prediction/venv/lib/python3.6/site-packages/sklearn/metrics/regression.py", line 76, in _check_reg_targets
+    y_true = check_array(y_true, ensure_2d=False)
+  File "/Users/evan/PycharmProjects/price-prediction/venv/lib/python3.6/site-packages/sklearn/utils/validation.py", line 453, in check_array
+    _assert_all_finite(array)
+  File "/Users/evan/PycharmProjects/price-prediction/venv/lib/python3.6/site-packages/sklearn/utils/validation.py", line 44, in _assert_all_finite
+    " or a value too large for %r." % X.dtype)
+ValueError: Input contains NaN, infinity or a value too large for dtype('float64').
+
+Process finished with exit code 1
+""", library="scikit-learn"),
+    neg(K, "zh", thread("https://github.com/scikit-learn/scikit-learn/issues/17118"), r"""
+决策树 fit 的时候报错，csv 读进来直接训练的，查了一周没找到原因：
+
+ValueError                                Traceback (most recent call last)
+<ipython-input-2-effb61819e6f> in <module>
+      6 
+      7 model = DecisionTreeClassifier()
+----> 8 model.fit(X, y)
+
+C:\ProgramData\Anaconda3\lib\site-packages\sklearn\tree\_classes.py in fit(self, X, y, sample_weight, check_input, X_idx_sorted)
+    147 
+    148         if check_input:
+--> 149             X = check_array(X, dtype=DTYPE, accept_sparse="csc")
+""", library="scikit-learn"),
+    neg(K, "en", thread("https://github.com/bikz05/digit-recognition/issues/6"), r"""
+Traceback (most recent call last):
+  File "performRecognition.py", line 52, in <module>
+    roi_hog_fd = pp.transform(np.array([roi_hog_fd], 'float64'))
+  File "/usr/lib/python2.7/dist-packages/sklearn/preprocessing/data.py", line 638, in transform
+    check_is_fitted(self, 'scale_')
+  File "/usr/lib/python2.7/dist-packages/sklearn/utils/validation.py", line 678, in check_is_fitted
+    raise NotFittedError(msg % {'name': type(estimator).__name__})
+sklearn.utils.validation.NotFittedError: This StandardScaler instance is not fitted yet. Call 'fit' with appropriate arguments before using this method.
+""", library="scikit-learn"),
+    neg(K, "ko", thread("https://github.com/intel/analytics-zoo/issues/218"), r"""
+학습 세트는 스케일링 안 하고 테스트 세트에만 scaler를 적용했더니 이렇게 나옵니다
+sklearn.exceptions.NotFittedError: This StandardScaler instance is not fitted yet. Call 'fit' with appropriate arguments before using this estimator.
+""", library="scikit-learn"),
+    neg(K, "en", thread("https://github.com/pyRiemann/pyRiemann/pull/406"), r"""
+our docs build broke with sklearn 1.8:
+
+NotFittedError: This Pipeline instance is not fitted yet.
+Call 'fit' with appropriate arguments before using this estimator.
+""", library="scikit-learn"),
+    # ---- transformers / huggingface_hub -------------------------------------------------
+    neg(K, "en", thread("https://github.com/CASIA-LMC-Lab/FiLo/issues/10"), r"""
+OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like bert-base-uncased is not the path to a directory containing a file named config.json.
+Checkout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.
+""", library="transformers"),
+    neg(K, "ko", thread("https://github.com/ZiqiaoPeng/SyncTalk/issues/162"), r"""
+서버가 외부망이 막혀 있어서 그런지 hubert 모델 로드에서 실패합니다. 오프라인으로 쓰려면 어떻게 해야 하나요?
+
+OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like facebook/hubert-large-ls960-ft is not the path to a directory containing a file named config.json.
+Checkout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.
+""", library="transformers"),
+    neg(K, "zh", thread("https://github.com/baichuan-inc/Baichuan-7B/issues/83"), r"""
+指定了 cache_dir 用 AutoModelForCausalLM.from_pretrained 加载，还是报连不上：
+OSError: We couldn't connect to 'https://huggingface.co' to load this file
+huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot find the requested files in the disk cache. Please try again or make sure your Internet connection is on.
+""", library="transformers"),
+    neg(K, "en", thread("https://github.com/nod-ai/AMD-SHARK-ModelDev/issues/938"), r"""
+Failed test at stage construct_inputs with exception:
+Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.
+Traceback (most recent call last):
+  File "/home/vivekag/SHARK-TestSuite/alt_e2eshark/run.py", line 231, in run_tests
+    inputs = inst.construct_inputs()
+  File "/home/vivekag/SHARK-TestSuite/alt_e2eshark/onnx_tests/models/hf_models.py", line 230, in construct_inputs
+    tokens = tokenizer(prompt, return_tensors="pt", padding=True, truncation=True)
+  File "/home/vivekag/nightly.env/lib/python3.10/site-packages/transformers/tokenization_utils_base.py", line 2868, in __call__
+    encodings = self._call_one(text=text, text_pair=text_pair, **all_kwargs)
+""", library="transformers"),
+    neg(K, "zh", thread("https://github.com/lm-sys/FastChat/issues/1534"), r"""
+ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` 
+`(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': 
+'[PAD]'})`
+请问这个要在哪个 py 文件里改？
+""", library="transformers"),
+    neg(K, "en", thread("https://github.com/huggingface/transformers/issues/3859"), r"""
+batch_encode_plus with pad_to_max_length=True on the gpt2 tokenizer:
+ValueError: Unable to set proper padding strategy as the tokenizer does not have a padding token.
+""", library="transformers"),
+    # ---- tokenizers ---------------------------------------------------------------------
+    neg(K, "zh", thread("https://github.com/lllyasviel/FramePack/issues/147"), r"""
+用一键安装包跑 run 之后出现下面的错误，怎么解决？
+
+Traceback (most recent call last):
+  File "E:\ai\framepack_cu126_torch26\webui\demo_gradio.py", line 51, in <module>
+    tokenizer = LlamaTokenizerFast.from_pretrained("hunyuanvideo-community/HunyuanVideo", subfolder='tokenizer')
+  File "C:\XX\AppData\Roaming\Python\Python310\site-packages\transformers\tokenization_utils_base.py", line 2029, in from_pretrained
+    return cls._from_pretrained(
+  File "C:\XX\AppData\Roaming\Python\Python310\site-packages\transformers\tokenization_utils_base.py", line 2261, in _from_pretrained
+    tokenizer = cls(*init_inputs, **init_kwargs)
+  File "C:\XX\AppData\Roaming\Python\Python310\site-packages\transformers\models\llama\tokenization_llama_fast.py", line 124, in __init__
+    super().__init__(
+  File "C:\XX\AppData\Roaming\Python\Python310\site-packages\transformers\tokenization_utils_fast.py", line 111, in __init__
+    fast_tokenizer = TokenizerFast.from_file(fast_tokenizer_file)
+data did not match any variant of untagged enum ModelWrapper at line 1251019 column 3
+""", library="tokenizers"),
+    neg(K, "en", thread("https://github.com/allenai/open-instruct/issues/738"), r"""
+tokenizer = AutoTokenizer.from_pretrained('allenai/Llama-3.1-Tulu-3.1-8B')
+Exception: data did not match any variant of untagged enum ModelWrapper at line 1251012 column 3
+
+transformers 4.43.4, tokenizers 0.19.1; the SFT and DPO checkpoints load fine
+""", library="tokenizers"),
+    neg(K, "ko", thread("https://github.com/dleemiller/WordLlama/issues/16"), r"""
+윈도우 10에서 WordLlama 로드하면 토크나이저 파일을 못 읽네요
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+Exception: data did not match any variant of untagged enum PyNormalizerTypeWrapper at line 49 column 3
+""", library="tokenizers"),
+    # ---- opencv -----------------------------------------------------------------------
+    neg(K, "en", thread("https://github.com/hoanglehaithanh/Traffic-Sign-Detection/issues/6"), r"""
+Traceback (most recent call last):
+  File "main.py", line 387, in <module>
+    main(args)
+  File "main.py", line 299, in main
+    roi = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
+cv2.error: OpenCV(3.4.4) C:\projects\opencv-python\opencv\modules\imgproc\src\color.cpp:181: error: (-215:Assertion failed) !_src.empty() in function 'cv::cvtColor'
+""", library="opencv"),
+    neg(K, "ko", thread("https://github.com/yiranran/Audio-driven-TalkingFace-HeadPose/issues/36"), r"""
+landmark 추출 단계(step 2)에서 멈춥니다
+
+Traceback (most recent call last):
+  File "extract_frame1.py", line 64, in <module>
+    detect_dir(mp4[:-4])
+  File "extract_frame1.py", line 47, in detect_dir
+    detect_image(imagename=file, savepath=file[:-4]+'.txt')
+  File "extract_frame1.py", line 25, in detect_image
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+cv2.error: OpenCV(4.1.0) /io/opencv/modules/imgproc/src/color.cpp:182: error: (-215:Assertion failed) !_src.empty() in function 'cvtColor'
+""", library="opencv"),
+    neg(K, "en", thread("https://github.com/ageitgey/face_recognition/issues/726"), r"""
+the image is there and print(img) says None:
+
+Traceback (most recent call last):
+  File "C:/Users/rrmamidi/Desktop/python/about_img_read.py", line 11, in <module>
+    cv2.imshow('image',img) # to display image
+cv2.error: OpenCV(4.0.0) C:\projects\opencv-python\opencv\modules\highgui\src\window.cpp:350: error: (-215:Assertion failed) size.width>0 && size.height>0 in function 'cv::imshow'
+""", library="opencv"),
+    neg(K, "en", thread("https://github.com/opencv/opencv/issues/13864"), r"""
+File "viola_jones_algo.py", line 25, in <module>
+    cv2.imshow('Video', canvas)
+cv2.error: OpenCV(3.4.2) /Users/travis/build/skvark/opencv-python/opencv/modules/highgui/src/window.cpp:356: error: (-215:Assertion failed) size.width>0 && size.height>0 in function 'imshow'
+"""[1:], library="opencv"),
+    neg(K, "zh", thread("https://github.com/stanford-futuredata/noscope/issues/51"), r"""
+复现 noscope 的时候 C++ 程序直接崩了：
+OpenCV Error: Assertion failed (ssize.width > 0 && ssize.height > 0) in resize, file /root/opencv/modules/imgproc/src/resize.cpp, line 3289
+terminate called after throwing an instance of 'cv::Exception'
+  what():  /root/opencv/modules/imgproc/src/resize.cpp:3289: error: (-215) ssize.width > 0 && ssize.height > 0 in function resize
+""", library="opencv"),
+    # ---- setuptools / pip themselves ---------------------------------------------------
+    neg(K, "en", thread("https://github.com/pypa/pip/issues/12416"), r"""
+python -m pip install flask in a fresh py3.12 venv:
+
+ERROR: Exception:
+Traceback (most recent call last):
+  File "/app/.venv/lib/python3.12/site-packages/pip/_internal/cli/base_command.py", line 160, in exc_logging_wrapper
+    status = run_func(*args)
+             ^^^^^^^^^^^^^^^
+  File "/app/.venv/lib/python3.12/site-packages/pip/_internal/cli/req_command.py", line 247, in wrapper
+    return func(self, options, args)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/app/.venv/lib/python3.12/site-packages/pip/_internal/commands/install.py", line 326, in run
+    session = self.get_default_session(options)
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AttributeError: module 'pkgutil' has no attribute 'ImpImporter'. Did you mean: 'zipimporter'?
+""", library="pip"),
+    neg(K, "zh", thread("https://github.com/chinakook/labelImg2/issues/11"), r"""
+Windows + Python 3.12.5 启动 labelImg 报错：
+
+Traceback (most recent call last):
+  File "d:\Python_files\python_codes\labelImg2-master\labelImg2-master\labelImg.py", line 6, in <module>
+    import setuptools.spawn
+  File "D:\Python3.12.5\Lib\site-packages\setuptools\__init__.py", line 16, in <module>
+    import setuptools.version
+  File "D:\Python3.12.5\Lib\site-packages\setuptools\version.py", line 1, in <module>
+    import pkg_resources
+  File "D:\Python3.12.5\Lib\site-packages\pkg_resources\__init__.py", line 2172, in <module>
+    register_finder(pkgutil.ImpImporter, find_on_path)
+                    ^^^^^^^^^^^^^^^^^^^
+AttributeError: module 'pkgutil' has no attribute 'ImpImporter'. Did you mean: 'zipimporter'?
+""", library="setuptools"),
+    # ---- numpy (removed aliases, memory, ragged arrays) --------------------------------
+    neg(K, "en", thread("https://github.com/csxmli2016/ASFFNet512/issues/8"), r"""
+(net) C:\Users\leolo\ASFFNet512>python main_test.py -s ./TestExamples/TestLists.txt -d ./TestExamples/TestResults
+Using device : cpu
+Model params : 23.63M
+Restoring i1.png
+Traceback (most recent call last):
+  File "main_test.py", line 159, in <module>
+    optimal_ref_landmarks, optimal_ref_path = optimal_reference_selection(lq_landmarks, land_path)
+  File "main_test.py", line 80, in optimal_reference_selection
+    tmp = [np.float(i) for i in line.split(' ') if i != '\n']
+  File "main_test.py", line 80, in <listcomp>
+    tmp = [np.float(i) for i in line.split(' ') if i != '\n']
+  File "C:\Users\leolo\anaconda3\envs\net\lib\site-packages\numpy\__init__.py", line 305, in __getattr__
+    raise AttributeError(__former_attrs__[attr])
+AttributeError: module 'numpy' has no attribute 'float'.
+`np.float` was a deprecated alias for the builtin `float`. To avoid this error in existing code, use `float` by itself. Doing this will not modify any behavior and is safe. If you specifically wanted the numpy scalar type, use `np.float64` here.
+The aliases was originally deprecated in NumPy 1.20; for more details and guidance see the original release note at:
+    https://numpy.org/devdocs/release/1.20.0-notes.html#deprecations
+""", library="numpy"),
+    neg(K, "zh", thread("https://github.com/thuml/Transfer-Learning-Library/issues/253"), r"""
+numpy 升级以后跑不了了：
+AttributeError: module 'numpy' has no attribute 'float'.
+`np.float` was a deprecated alias for the builtin `float`. To avoid this error in existing code, use `float` by itself. Doing this will not modify any behavior and is safe. If you specifically wanted the numpy scalar type, use `np.float64` here.
+""", library="numpy"),
+    neg(K, "en", known("NumPy"), r"""
+loading the whole feature matrix on my laptop:
+
+numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000, 1000) and data type float64
+""", library="numpy"),
+    neg(K, "ko", known("NumPy 1.24+"), r"""
+길이가 다른 리스트들을 np.array로 묶으니까 에러가 나요
+
+ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 dimensions. The detected shape was (3,) + inhomogeneous part.
+""", library="numpy"),
+    # ---- Pillow -----------------------------------------------------------------------
+    neg(K, "en", thread("https://github.com/python-pillow/Pillow/issues/4392"), r"""
+  File "/usr/local/lib/python3.7/site-packages/PIL/Image.py", line 2862, in open
+    "cannot identify image file %r" % (filename if filename else fp)
+PIL.UnidentifiedImageError: cannot identify image file <_io.BufferedReader name='/tmp/images/9c45e6aa-4ffa-42d3-a0db-fe7e109a959awoman.ai'>
+""", library="pillow"),
+    neg(K, "en", thread("https://github.com/rom1504/clip-retrieval/issues/298"), r"""
+inference on my own dataset dies on one image:
+
+  image_tensor = self.image_transform(Image.open(image_file))
+  File "python3.9/site-packages/PIL/Image.py", line 3030, in open
+    raise UnidentifiedImageError(
+PIL.UnidentifiedImageError: cannot identify image file 'dataset/img_vg/53.jpg'
+""", library="pillow"),
+    neg(K, "zh", thread("https://github.com/meijieru/crnn.pytorch/issues/245"), r"""
+读 lmdb 里的图片时报这个，数据集是自己做的：
+raise UnidentifiedImageError( PIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at 0x0000024631A5E360>
+""", library="pillow"),
+    # ---- lightning's own checks ---------------------------------------------------------
+    neg(K, "en", thread("https://github.com/nitaytech/DoCoGen/issues/3"), r"""
+pytorch_lightning.utilities.exceptions.MisconfigurationException: ModelCheckpoint(monitor='validation_mean_generated_predict_acc') not found in the returned metrics: ['train_mean_loss', 'train_mean_mlm_loss', 'train_mean_predict_loss', 'train_mean_predict_acc', 'train_mean_predict_domain_loss', 'train_mean_predict_domain_acc']. HINT: Did you call self.log('validation_mean_generated_predict_acc', tensor) in the LightningModule?
+""", library="lightning"),
+    neg(K, "ko", thread("https://github.com/rhasspy/piper/issues/118"), r"""
+lightning 버전을 올렸더니 학습 시작 전에 이렇게 막힙니다. 스케줄러는 torch 기본 ExponentialLR인데요
+
+    raise MisconfigurationException(
+pytorch_lightning.utilities.exceptions.MisconfigurationException: The provided lr scheduler `ExponentialLR` doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom LR scheduler.
+""", library="lightning"),
+    neg(K, "en", thread("https://github.com/zjunlp/KnowPrompt/issues/20"), r"""
+training finishes, then:
+pytorch_lightning.utilities.exceptions.MisconfigurationException: No `test_dataloader()` method defined to run `Trainer.test`.
+""", library="lightning"),
+    # ---- onnxruntime ------------------------------------------------------------------
+    neg(K, "en", thread("https://github.com/JDAI-CV/fast-reid/issues/581"), r"""
+File "onnx_inference.py", line 83, in <module>
+    feat = ort_sess.run(None, {input_name: image})[0]
+  File "/home/ubuntu/anaconda_envlist/py36/lib/python3.6/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py", line 188, in run
+    return self._sess.run(output_names, input_feed, run_options)
+onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: batched_inputs.1 for the following indices
+ index: 2 Got: 256 Expected: 384
+""", library="onnxruntime"),
+    neg(K, "zh", thread("https://github.com/PaddlePaddle/PaddleVideo/issues/511"), r"""
+导出 onnx 以后用 predict_onnx.py 推理，输入维度对不上：
+
+Traceback (most recent call last):
+  File "deploy/paddle2onnx/predict_onnx.py", line 174, in <module>
+    main()
+  File "deploy/paddle2onnx/predict_onnx.py", line 154, in main
+    input_feed={input_names: batched_inputs[0]})
+  File "/opt/conda/envs/python35-paddle120-env/lib/python3.7/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py", line 188, in run
+    return self._sess.run(output_names, input_feed, run_options)
+onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: data_batch_0 for the following indices
+ index: 1 Got: 60 Expected: 6
+ Please fix either the inputs or the model
+""", library="onnxruntime"),
+    neg(K, "en", thread("https://github.com/onnx/sklearn-onnx/issues/303"), r"""
+InvalidArgument                           Traceback (most recent call last)
+<ipython-input-2-3cce4c8fc66e> in <module>
+     22 input_name = sess.get_inputs()[0].name
+     23 label_name = sess.get_outputs()[0].name
+---> 24 pred_onx = sess.run([label_name], {input_name: X_test.astype(numpy.float32)})[0]
+
+InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: float_input for the following indices
+ index: 0 Got: 38 Expected: 1
+ Please fix either the inputs or the model.
+""", library="onnxruntime"),
+    # ---- a few more libraries, typed from their known messages ---------------------------
+    neg(K, "en", known("matplotlib"), r"""
+plt.plot(epochs, losses) fails:
+ValueError: x and y must have same first dimension, but have shapes (10,) and (9,)
+""", library="matplotlib"),
+    neg(K, "en", known("SciPy"), r"""
+  File "/opt/conda/lib/python3.10/site-packages/scipy/linalg/_basic.py", line 1161, in inv
+    a1 = _asarray_validated(a, check_finite=check_finite)
+  File "/opt/conda/lib/python3.10/site-packages/scipy/_lib/_util.py", line 321, in _asarray_validated
+    a = toarray(a)
+  File "/opt/conda/lib/python3.10/site-packages/numpy/lib/function_base.py", line 630, in asarray_chkfinite
+    raise ValueError(
+ValueError: array must not contain infs or NaNs
+""", library="scipy"),
+    neg(K, "zh", known("Hugging Face datasets"), r"""
+load_dataset 读本地目录的时候报找不到，目录里明明有 train.json：
+FileNotFoundError: Couldn't find a dataset script at /content/mydata/mydata.py or any data file in the same directory.
+""", library="datasets"),
+    neg(K, "en", known("wandb"), r"""
+the job runs fine locally but on the cluster it stops at init:
+wandb.errors.UsageError: api_key not configured (no-tty). call wandb.login(key=[your_api_key])
+""", library="wandb"),
+    neg(K, "en", known("xgboost (scikit-learn API)"), r"""
+ValueError: Invalid classes inferred from unique values of `y`.  Expected: [0 1 2], got [1 2 3]
+""", library="xgboost"),
+    neg(K, "ko", known("transformers"), r"""
+최신 Qwen 체크포인트를 불러오려는데 아키텍처를 모른다고 하네요
+
+ValueError: The checkpoint you are trying to load has model type `qwen2` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.
+""", library="transformers"),
+    neg(K, "en", known("transformers"), r"""
+ValueError: Tokenizer class LlamaTokenizer does not exist or is not currently imported.
+""", library="transformers"),
+    neg(K, "en", known("accelerate"), r"""
+after from_pretrained(..., device_map="auto") I call model.to("cuda") and get
+RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.
+""", library="accelerate"),
+    neg(K, "zh", known("TensorFlow 2"), r"""
+老代码在 TF2 下跑不了：
+AttributeError: module 'tensorflow' has no attribute 'placeholder'
+""", library="tensorflow"),
+    neg(K, "en", known("Keras"), r"""
+ImportError: cannot import name 'pad_sequences' from 'keras.preprocessing.sequence' (/usr/local/lib/python3.10/dist-packages/keras/preprocessing/sequence.py)
+""", library="keras"),
+    neg(K, "en", known("pandas"), r"""
+KeyError: "None of [Index(['label', 'text'], dtype='object')] are in the [columns]"
+""", library="pandas"),
+    neg(K, "ko", known("pandas"), r"""
+csv 불러올 때 중간에 쉼표가 들어간 줄이 있어서 그런지 이렇게 나옵니다
+
+pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields in line 5, saw 4
+""", library="pandas"),
+    neg(K, "en", known("pandas"), r"""
+df['pred'] = preds
+ValueError: Length of values (3) does not match length of index (4)
+""", library="pandas"),
 ]
