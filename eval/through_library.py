@@ -56,8 +56,6 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 108.00 MiB. GPU 0 
     # pytorch/no-grad-fn
     through("pytorch/no-grad-fn", "transformers", "en", thread("https://github.com/huggingface/transformers/issues/26377"), r"""
 [WARNING|logging.py:305] 2023-09-25 11:56:23,032 >> `use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`...
-/home/tupk/anaconda3/envs/nlp/lib/python3.8/site-packages/torch/utils/checkpoint.py:31: UserWarning: None of the inputs have requires_grad=True. Gradients will be None
-  warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
 Traceback (most recent call last):
   File "run_clm_pt_with_peft.py", line 642, in <module>
     main()
