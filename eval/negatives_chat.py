@@ -106,6 +106,7 @@ RecursionError: maximum recursion depth exceeded in comparison
 AttributeError: 'NoneType' object has no attribute 'shape'
 """),
     neg(P, "zh", WRITTEN, r"""
+改了两行代码就跑不起来了：
   File "collect.py", line 19
     return rows
     ^
