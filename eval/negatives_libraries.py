@@ -281,12 +281,7 @@ Expected 96 from C header, got 88 from PyObject!
 """, library="numpy"),
     # ---- scikit-learn -----------------------------------------------------------------
     neg(K, "en", thread("https://github.com/pylablanche/gcForest/issues/22"), r"""
-x_train=x_train.astype(np.float64,copy=False)
-y_train=y_train.astype(np.float64,copy=False)
-
-logreg.fit(x_train,y_train)
-
-the fit line fails with
+LogisticRegression on my feature table, I already cast everything to float64 and fit still says
 ValueError: Input contains NaN, infinity or a value too large for dtype('float64').
 """, library="scikit-learn"),
     neg(K, "en", thread("https://github.com/dipanjanS/practical-machine-learning-with-python/issues/6"), r"""

@@ -391,13 +391,12 @@ RuntimeError: value cannot be converted to type at::Half without overflow
 """),
     # vmap / functorch
     neg(K, "en", thread("https://github.com/pytorch/functorch/issues/1130"), r"""
-why can't I slice with a per-sample start index under vmap?
+why can't I slice each row from its own start offset under vmap?
 
-def foo(a, ind, len):
-    ind2 = ind + len
-    return a[ind:ind2]
+def window(row, start):
+    return row[start:start + 3]
 
-torch.vmap(foo, in_dims=(0, 0, None))(a, c, 2)
+out = torch.vmap(window)(batch, starts)
 
 RuntimeError: vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere inside PyTorch internals, please file a bug report.
 """),
@@ -436,9 +435,10 @@ RuntimeError: Profiler is already enabled on this thread
 """),
     # nested tensors
     neg(K, "en", thread("https://github.com/pytorch/pytorch/issues/75940"), r"""
->>> nested = torch.nested_tensor([a, b])
->>> nested2 = torch.nested_tensor([c, d])
->>> double_nested = torch.nested_tensor([nested, nested2])
+nesting two nested tensors in a third one:
+
+>>> inner = [torch.nested_tensor([x1, x2]), torch.nested_tensor([x3, x4])]
+>>> outer = torch.nested_tensor(inner)
 Traceback (most recent call last):
   File "<stdin>", line 1, in <module>
 NotImplementedError: Could not run 'aten::nested_tensor' with arguments from the 'NestedTensor' backend. This could be because the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom build). If you are a Facebook employee using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions. 'aten::nested_tensor' is only available for these backends: [Dense, FPGA, ORT, Vulkan, Metal, Meta, Quantized, CustomRNGKeyId, MkldnnCPU, Sparse, SparseCsrCPU, SparseCsrCUDA, NestedTensor, ...].
