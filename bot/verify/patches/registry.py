@@ -1,23 +1,27 @@
 """The patches by name. Knowledge entries name them in `patch:` fields (see
-/work/patch-names.md and knowledge/README.md); `bot.kb.loader` checks those names
-against `names()`.
+knowledge/README.md); `bot.kb.loader` checks those names against `names()`.
+
+Every module of this package except the helpers below registers its patches when
+imported, one module per family of errors: adding a family is adding a file.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Callable
 
 from bot.verify.patches.base import Failure, Patch, PatchResult
 
-# Modules that register patches when imported, one per family of errors.
-_MODULES = (
-    "bot.verify.patches.backward_twice",
-    "bot.verify.patches.autograd",
-    "bot.verify.patches.tensors",
-    "bot.verify.patches.dtypes",
-    "bot.verify.patches.loading",
-)
+# Helper modules of the package that register nothing.
+_HELPERS = {"base", "registry", "source", "calls"}
+
+
+def _modules() -> list[str]:
+    import bot.verify.patches as package
+
+    return sorted(f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+                  if info.name not in _HELPERS and not info.name.startswith("_"))
 
 _PATCHES: dict[str, Patch] = {}
 _loaded = False
@@ -43,7 +47,7 @@ def register(name: str, description: str) -> Callable:
 def _load() -> None:
     global _loaded
     if not _loaded:
-        for module in _MODULES:
+        for module in _modules():
             importlib.import_module(module)
         _loaded = True
 
