@@ -100,8 +100,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"troubleshoot {args.command}: not available in this build ({exc.name} is missing)", file=sys.stderr)
             return 2
         raise
+    from bot.settings import SettingsError, get_settings
+
     try:
+        get_settings()  # a malformed setting stops here, named, before anything loads
         return int(getattr(module, func_name)(args) or 0)
+    except SettingsError as exc:
+        print(f"troubleshoot {args.command}: bad setting: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

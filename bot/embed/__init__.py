@@ -7,7 +7,6 @@ Face sentence-transformers model name or local folder (TROUBLESHOOT_EMBEDDER).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +68,4 @@ def _threads() -> int:
 
     One thread by default: on a busy 2-core machine two BLAS threads made batch
     embedding 4x slower (99 vs 26 chunks/s measured), as they spin waiting for each other."""
-    try:
-        return max(1, int(os.environ.get("TROUBLESHOOT_EMBED_THREADS", "1")))
-    except ValueError:
-        return 1
+    return settings.get_settings().embed_threads

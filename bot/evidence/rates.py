@@ -43,13 +43,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 import time
 from dataclasses import dataclass, field
 
 from bot.answer.rates import Rate
+from bot.settings import get_settings
 from bot.kb import model as m
 
 log = logging.getLogger(__name__)
@@ -234,7 +234,7 @@ class EvidenceRates:
     store it cannot read means priors only, with a warning, never a failed answer."""
 
     def __init__(self, ttl: float | None = None):
-        self.ttl = float(os.environ.get("TROUBLESHOOT_RATES_TTL", SNAPSHOT_TTL_S)) if ttl is None else ttl
+        self.ttl = get_settings().rates_ttl if ttl is None else ttl
         self._lock = threading.Lock()
         self._snapshot: dict[Key, Observations] = {}
         self._loaded_at: float | None = None

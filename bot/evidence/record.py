@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
 from bot.evidence.models import CoverageGap, Verification, VerificationOutcome
 from bot.evidence.rates import evidence_changed
+from bot.settings import get_settings
 from bot.store.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ STATUSES = ("fixed", "still_fails", "new_error", "not_applicable", "timeout")
 
 
 def ask_recording_enabled() -> bool:
-    return os.environ.get("TROUBLESHOOT_RECORD_ASK", "1").strip().lower() not in ("0", "false", "no", "off")
+    return get_settings().record_ask
 
 
 def _store(store):

@@ -10,6 +10,7 @@ import socket
 import sys
 
 from bot.jobs.settings import QUEUE, ConfigError, JobSettings, redact_url
+from bot.settings import get_settings
 
 SECRET_PREFIXES = ("SLACK_",)
 PRESENCE_TTL = 30.0  # a worker's presence key outlives three missed refreshes
@@ -28,7 +29,7 @@ def _fail(prog: str, message: str) -> int:
 def _drop_secrets() -> list[str]:
     """A worker runs untrusted code: it must not hold the bot's Slack secrets. The
     sandbox builds its environment from an allow-list anyway; this is the second line."""
-    dropped = sorted(name for name in os.environ if name.startswith(SECRET_PREFIXES))
+    dropped = sorted(name for name in os.environ if name.startswith(SECRET_PREFIXES))  # ENV-WRITE: removes them
     for name in dropped:
         del os.environ[name]
     return dropped
@@ -107,7 +108,7 @@ def worker(args) -> int:
     if gpus and concurrency > len(gpus):
         print(f"{prog}: --concurrency {concurrency} is more than the {len(gpus)} GPU(s): some GPUs will run two "
               "jobs at once", file=sys.stderr, flush=True)
-    loglevel = os.environ.get("TROUBLESHOOT_LOG_LEVEL", "INFO").upper()
+    loglevel = get_settings().log_level
     app.worker_main(["worker", "--queues", QUEUE, "--concurrency", str(concurrency), "--pool", "prefork",
                      "-O", "fair", "--hostname", name, "--loglevel", loglevel, "--without-mingle",
                      "--without-gossip"])

@@ -17,7 +17,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from bot.jobs.executor import JobFailed, JobTimeout, Progress
 from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
-from bot.jobs.verification import check_snippet, run_verification, worker_info
+from bot.jobs.verification import check_snippet, worker_info
+from bot.verify.service import run_verification
 
 
 def _quiet(stage: str, done: int, total: int) -> None:

@@ -17,10 +17,11 @@ order, and runs whenever settings are built (so at import of the Celery app).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
+
+from bot.settings import SettingsError, get_settings, settings_from
 
 DEFAULT_JOB_SECONDS = 600.0  # one GPU, the original plus ~8 fixes at the sandbox's 60 s each
 DEFAULT_RESULT_EXPIRES = 86400  # a day: long enough to look at, short enough not to pile up
@@ -31,21 +32,8 @@ TASK_NAME = "troubleshoot.verify"
 MAX_STARTS = 2  # a job whose worker dies is started at most twice (one retry), then "worker lost"
 
 
-class ConfigError(ValueError):
+class ConfigError(SettingsError):
     """A setting in the environment is malformed or the derived limits are out of order."""
-
-
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
-    raw = env.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number (seconds expected, e.g. {default:g})") from None
-    if not value >= minimum or value == float("inf"):
-        raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
-    return value
 
 
 def _grace(job_seconds: float) -> float:
@@ -124,24 +112,17 @@ class JobSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "JobSettings":
-        env = os.environ if env is None else env
-        redis_url = (env.get("REDIS_URL") or "").strip() or None
-        if redis_url and urlsplit(redis_url).scheme not in ("redis", "rediss", "redis+socket"):
-            raise ConfigError(f"REDIS_URL={redact_url(redis_url)!r} is not a Redis URL "
-                              "(expected redis://host:6379/0, rediss://... or redis+socket://...)")
-        concurrency = None
-        raw = (env.get("TROUBLESHOOT_WORKER_CONCURRENCY") or "").strip()
-        if raw:
-            if not raw.isdigit() or int(raw) < 1:
-                raise ConfigError(f"TROUBLESHOOT_WORKER_CONCURRENCY={raw!r} must be a positive whole number")
-            concurrency = int(raw)
-        expires = _number(env, "TROUBLESHOOT_RESULT_EXPIRES_SECONDS", DEFAULT_RESULT_EXPIRES, minimum=60)
+        """From the environment (bot/settings.py declares the variables), or from `env`."""
+        try:
+            s = get_settings() if env is None else settings_from(env)
+        except SettingsError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(
-            redis_url=redis_url,
-            job_seconds=_number(env, "TROUBLESHOOT_JOB_SECONDS", DEFAULT_JOB_SECONDS, minimum=1),
-            result_expires=int(expires),
-            heartbeat_seconds=_number(env, "TROUBLESHOOT_JOB_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_SECONDS, minimum=1),
-            queue_wait_seconds=_number(env, "TROUBLESHOOT_QUEUE_WAIT_SECONDS", DEFAULT_QUEUE_WAIT_SECONDS, minimum=0),
-            concurrency=concurrency,
-            worker_name=(env.get("TROUBLESHOOT_WORKER_NAME") or "").strip() or None,
+            redis_url=s.redis_url or None,
+            job_seconds=s.job_seconds,
+            result_expires=s.result_expires_seconds,
+            heartbeat_seconds=s.job_heartbeat_seconds,
+            queue_wait_seconds=s.queue_wait_seconds,
+            concurrency=s.worker_concurrency,
+            worker_name=s.worker_name or None,
         )

@@ -28,7 +28,8 @@ from bot.jobs.gpus import gpu_for_slot
 from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, QUEUE, TASK_NAME, JobSettings
 from bot.jobs.state import JobState, Repeater, client_for
-from bot.jobs.verification import run_verification, worker_info
+from bot.jobs.verification import worker_info
+from bot.verify.service import run_verification
 
 log = logging.getLogger("bot.jobs.worker")
 

@@ -95,15 +95,13 @@ def verify(args) -> int:
         if not ok:
             print(f"{prog}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
             return 2
-    from bot.verify.classify import engine_retriever
-
     def progress(result, done: int, total: int) -> None:
         if not args.json:
             print(_verify_line(result), flush=True)
         elif sys.stderr.isatty():
             print(f"[{done}/{total}] {result.id}", file=sys.stderr, flush=True)
 
-    results = verify_knowledge(kb, entries, retriever=engine_retriever, progress=progress)
+    results = verify_knowledge(kb, entries, progress=progress)
     if not args.no_record:
         _record(results, host_environment())
     totals = summary(results)

@@ -11,7 +11,6 @@ at most every few seconds.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -27,7 +26,6 @@ from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_l
 from bot.retrieval.query import Query, understand
 
 RETRIEVERS = ("hybrid",) + LEGS
-CHECK_INTERVAL_S = float(os.environ.get("TROUBLESHOOT_INDEX_CHECK_SECONDS", "5"))
 
 
 @dataclass
@@ -168,7 +166,7 @@ def get_engine(auto_build: bool = True, log=_say) -> Engine:
     with _LOCK:
         engine = _ENGINES.get(key)
         now = time.monotonic()
-        if engine is not None and now - engine.checked_at < CHECK_INTERVAL_S:
+        if engine is not None and now - engine.checked_at < settings.get_settings().index_check_seconds:
             return engine
         reason = staleness(kb_root, index_dir, name)  # raises EmbedderMismatch
         if reason is not None:

@@ -51,7 +51,7 @@ class EmbedderMismatch(IndexProblem):
 
 def approx_threshold() -> int:
     """Above this many chunks the dense index is approximate (HNSW) instead of flat."""
-    return int(os.environ.get("TROUBLESHOOT_APPROX_THRESHOLD", "5000"))
+    return settings.get_settings().approx_threshold
 
 
 # --- knowledge files and the manifest -----------------------------------------

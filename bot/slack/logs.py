@@ -8,21 +8,27 @@ anything shaped like a Slack token and the exact values of the secret settings.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sys
 
+from bot.settings import SettingsError, get_settings
+
 TOKEN_RE = re.compile(r"\bx(?:ox[abposre]|app)-[A-Za-z0-9-]+")
-SECRET_SETTINGS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "TROUBLESHOOT_ID_SALT")
 REDACTED = "[redacted]"
+
+
+def _secrets() -> list[str]:
+    try:
+        s = get_settings()
+    except SettingsError:
+        return []  # the CLI reports the bad setting; logging must still work
+    return [v for v in (s.slack_bot_token, s.slack_signing_secret, s.slack_app_token, s.id_salt) if len(v) >= 6]
 
 
 def redact(text: str) -> str:
     text = TOKEN_RE.sub(REDACTED, text)
-    for name in SECRET_SETTINGS:
-        value = os.environ.get(name)
-        if value and len(value) >= 6:
-            text = text.replace(value, REDACTED)
+    for value in _secrets():
+        text = text.replace(value, REDACTED)
     return text
 
 
@@ -32,7 +38,12 @@ class RedactingFormatter(logging.Formatter):
 
 
 def configure(level: str | None = None) -> None:
-    level = (level or os.environ.get("TROUBLESHOOT_LOG_LEVEL") or "INFO").upper()
+    if level is None:
+        try:
+            level = get_settings().log_level
+        except SettingsError:
+            level = "INFO"
+    level = level.upper()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()

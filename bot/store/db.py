@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 from pathlib import Path
 
 from alembic import command
@@ -26,7 +25,7 @@ _PG_LOCK_ID = 0x7472626C  # an arbitrary constant naming "our" advisory lock
 
 
 def database_url() -> str:
-    url = os.environ.get("DATABASE_URL", "").strip()
+    url = settings.get_settings().database_url
     if url:
         # Hosting platforms hand out postgres:// URLs; SQLAlchemy wants a driver name.
         for prefix in ("postgres://", "postgresql://"):

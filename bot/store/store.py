@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -18,6 +17,7 @@ from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.settings import get_settings
 from bot.store.db import make_engine, migrate
 from bot.store.models import Answer, DedupeKey, Meta, VerificationLock, Vote, utcnow
 
@@ -46,7 +46,7 @@ class Store:
 
     def _id_salt(self) -> bytes:
         if self._salt is None:
-            configured = os.environ.get("TROUBLESHOOT_ID_SALT")
+            configured = get_settings().id_salt
             if configured:
                 self._salt = configured.encode()
             else:

@@ -74,11 +74,3 @@ def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase 
     if retriever is not None:
         return retriever(type_, message or "")
     return None, 0.0
-
-
-def engine_retriever(type_: str | None, message: str) -> tuple[str | None, float]:
-    """The retrieval engine's classifier, loaded on first use (it costs seconds to load
-    the embedder, which is only paid for errors no signature recognises)."""
-    from bot.retrieval.engine import get_engine
-
-    return get_engine().classify(type_, message)

@@ -51,16 +51,24 @@ def verify(args) -> int:
         print(f"{PROG}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
         return 2
 
+    from bot.jobs.executor import JobError
+    from bot.jobs.local import LocalExecutor
+    from bot.jobs.settings import ConfigError, JobSettings
     from bot.verify.report import format_report
-    from bot.verify.classify import engine_retriever
-    from bot.verify.verify import verify_snippet
 
     progress = None
     if not args.json and sys.stderr.isatty():
         def progress(stage: str, done: int, total: int) -> None:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
-    report = verify_snippet(code, fixed_code=fixed, progress=progress, retriever=engine_retriever)
+    # Here, in this process: the local executor (the one path of bot/verify/service.py,
+    # with the job's time budget); --queue sends the same job to a worker.
+    try:
+        executor = LocalExecutor(JobSettings.from_env())
+        report = executor.verify(code, progress, fixed_code=fixed)
+    except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 3 if isinstance(exc, JobError) else 2
     from bot.evidence.record import record_cli_verification
 
     record_cli_verification(args, report, code, surface="cli")

@@ -20,7 +20,8 @@ from importlib import metadata
 from typing import Any, Callable
 
 from bot.kb.model import Entry, KnowledgeBase
-from bot.verify.verify import Runner, verify_snippet
+from bot.verify.service import run_verification
+from bot.verify.verify import Runner
 
 # Where a repro can run, per platform named in `repro.runs_on`.
 RUNNABLE_HERE = ("cpu",)
@@ -113,8 +114,7 @@ def _said(row: dict) -> str:
     return str(status)
 
 
-def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None,
-                 retriever: Callable | None = None) -> EntryResult:
+def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None) -> EntryResult:
     repro = entry.repro
     result = EntryResult(id=entry.id, reproduce=repro.runs_on if repro else None)
     if repro is None:
@@ -124,7 +124,7 @@ def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = Non
         result.note = f"runs on {repro.runs_on}: not run on this machine"
         return result
     started = time.monotonic()
-    report = verify_snippet(repro.code, runner=runner, kb=kb, retriever=retriever, parallel=True)
+    report = run_verification(repro.code, runner=runner, kb=kb, info={"executor": "kb verify"})
     result.seconds = round(time.monotonic() - started, 2)
     result.ran = True
     result.report, result.code = report, repro.code
@@ -150,11 +150,10 @@ def select_entries(kb: KnowledgeBase, ids: list[str]) -> list[Entry]:
 
 
 def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner | None = None,
-                     retriever: Callable | None = None,
                      progress: Callable[[EntryResult, int, int], None] | None = None) -> list[EntryResult]:
     results = []
     for n, entry in enumerate(entries, 1):
-        result = verify_entry(entry, kb, runner=runner, retriever=retriever)
+        result = verify_entry(entry, kb, runner=runner)
         results.append(result)
         if progress is not None:
             progress(result, n, len(entries))

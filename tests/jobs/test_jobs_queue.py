@@ -126,7 +126,7 @@ def test_the_job_budget_cuts_each_sandbox_run(sandbox_ok):
     import time
 
     from bot.jobs.settings import JobSettings
-    from bot.jobs.verification import BudgetRunner
+    from bot.verify.service import BudgetRunner
 
     executor = LocalExecutor(JobSettings.from_env({"TROUBLESHOOT_JOB_SECONDS": "3"}), gpus=[])
     report = executor.verify("while True:\n    pass\n", timeout=60)

@@ -34,7 +34,7 @@ def test_the_celery_app_gets_the_derived_limits():
     ({"TROUBLESHOOT_JOB_SECONDS": "ten"}, ["TROUBLESHOOT_JOB_SECONDS", "not a number"]),
     ({"TROUBLESHOOT_JOB_SECONDS": "0"}, ["TROUBLESHOOT_JOB_SECONDS", "at least"]),
     ({"TROUBLESHOOT_JOB_SECONDS": "inf"}, ["TROUBLESHOOT_JOB_SECONDS"]),
-    ({"TROUBLESHOOT_WORKER_CONCURRENCY": "-2"}, ["TROUBLESHOOT_WORKER_CONCURRENCY", "positive"]),
+    ({"TROUBLESHOOT_WORKER_CONCURRENCY": "-2"}, ["TROUBLESHOOT_WORKER_CONCURRENCY", "at least 1"]),
     ({"REDIS_URL": "http://example.org/"}, ["REDIS_URL", "not a Redis URL"]),
     ({"TROUBLESHOOT_JOB_SECONDS": "90000", "TROUBLESHOOT_RESULT_EXPIRES_SECONDS": "86400"},
      ["TROUBLESHOOT_RESULT_EXPIRES_SECONDS", "visibility timeout"]),

@@ -10,6 +10,7 @@ from typing import Callable
 
 from slack_sdk import WebClient
 
+from bot.settings import get_settings
 from bot.store import Store
 
 
@@ -26,16 +27,17 @@ class SlackSettings:
 
     @classmethod
     def from_env(cls) -> "SlackSettings":
-        channels = os.environ.get("TROUBLESHOOT_AUTO_CHANNELS", "")
+        """From bot/settings.py (a malformed value raises SettingsError naming it)."""
+        s = get_settings()
         return cls(
-            bot_token=os.environ.get("SLACK_BOT_TOKEN", ""),
-            signing_secret=os.environ.get("SLACK_SIGNING_SECRET", ""),
-            app_token=os.environ.get("SLACK_APP_TOKEN", ""),
-            api_url=os.environ.get("SLACK_API_URL") or None,
-            auto_channels=frozenset(c.strip() for c in channels.split(",") if c.strip()),
-            max_file_bytes=int(os.environ.get("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024)),
-            answer_bots=os.environ.get("TROUBLESHOOT_ANSWER_BOTS", "").lower() in ("1", "true", "yes"),
-            verify_threads=int(os.environ.get("TROUBLESHOOT_VERIFY_THREADS", 2)),
+            bot_token=s.slack_bot_token,
+            signing_secret=s.slack_signing_secret,
+            app_token=s.slack_app_token,
+            api_url=s.slack_api_url or None,
+            auto_channels=s.auto_channels,
+            max_file_bytes=s.max_file_bytes,
+            answer_bots=s.answer_bots,
+            verify_threads=s.verify_threads,
         )
 
 

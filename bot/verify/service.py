@@ -1,0 +1,89 @@
+"""The one verification path. Every surface (`troubleshoot verify`, `verify --queue`,
+the Slack Verify button, `kb verify`) ends here, whichever executor runs it (the
+executors in bot/jobs only decide where and when):
+
+    run_verification(code, fixed_code=None, gpu=None, progress=None, job_seconds=600)
+
+runs bot.verify.verify_snippet with the same classifier everywhere (the entries'
+signatures, then the retrieval engine for an error no signature knows) and every sandbox
+run cut to what is left of the job's time budget, and returns the `troubleshoot verify
+--json` report.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from typing import Any, Callable
+
+from bot.kb.model import KnowledgeBase
+
+Progress = Callable[[str, int, int], None]
+MIN_RUN_SECONDS = 1.0  # a run that would get less than this is not started
+
+
+def engine_classifier(type_: str | None, message: str) -> tuple[str | None, float]:
+    """The retrieval engine's classifier, loaded on first use (it costs seconds to load
+    the embedder, paid only for errors no signature recognises)."""
+    from bot.retrieval.engine import get_engine
+
+    return get_engine().classify(type_, message)
+
+
+class BudgetRunner:
+    """run_snippet with each run's wall-clock limit cut to the job's remaining budget, so
+    that the whole job ends before the task's soft time limit."""
+
+    def __init__(self, deadline: float, runner: Callable[..., Any] | None = None):
+        self.deadline = deadline
+        self._runner = runner
+        self._lock = threading.Lock()
+        self.skipped = 0
+
+    def __call__(self, code: str, **options):
+        from bot.sandbox import Limits, RunResult, run_snippet
+
+        runner = self._runner or run_snippet
+        remaining = self.deadline - time.monotonic()
+        if remaining < MIN_RUN_SECONDS:
+            with self._lock:
+                self.skipped += 1
+            # Not run at all: report it as a timeout, and say why in the notes.
+            return RunResult(exit_reason="timeout", exit_code=None, signal=None, error=None, output="",
+                             output_truncated=False, wall_seconds=0.0, peak_memory_bytes=None,
+                             peak_gpu_memory_bytes=None, environment={}, limits=[], sandbox={},
+                             notes=["not run: the job's time budget (TROUBLESHOOT_JOB_SECONDS) was spent"])
+        limits = options.pop("limits", None) or Limits()
+        if limits.wall_seconds > remaining:
+            limits = replace(limits, wall_seconds=remaining)
+        return runner(code, limits=limits, **options)
+
+
+def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | None = None,
+                     progress: Progress | None = None, job_seconds: float | None = None,
+                     runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
+                     kb: KnowledgeBase | None = None) -> dict:
+    """The `troubleshoot verify --json` report of `code` (and `fixed_code`).
+
+    `job_seconds`: the budget of all runs (default the TROUBLESHOOT_JOB_SECONDS setting);
+    `info`: where it ran (the executor's worker description), kept in
+    report["environment"]["worker"]; `kb`: another knowledge base than the project's."""
+    from bot.settings import get_settings
+    from bot.verify.verify import verify_snippet
+
+    if job_seconds is None:
+        job_seconds = get_settings().job_seconds
+    budget = BudgetRunner(time.monotonic() + job_seconds, runner)
+    report = verify_snippet(code, fixed_code=fixed_code, runner=budget, progress=progress,
+                            gpus=[gpu] if gpu is not None else None, lang=lang, kb=kb,
+                            retriever=engine_classifier)
+    env = report.get("environment")
+    if not isinstance(env, dict):
+        env = report["environment"] = {}
+    if info is not None:
+        env["worker"] = info
+    if budget.skipped:
+        report.setdefault("notes", []).append(
+            f"{budget.skipped} run(s) not started: the job's time budget of {job_seconds:g} s was spent")
+    return report
