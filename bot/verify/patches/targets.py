@@ -594,7 +594,7 @@ def one_hot_classes_max(code: str, failure: Failure) -> PatchResult:
 @register("one-hot-shift-labels", "labels that start at 1: `one_hot(y - 1, n)`")
 def one_hot_shift_labels(code: str, failure: Failure) -> PatchResult:
     if "non-negative" in failure.message:
-        raise NotApplicable("the labels are already below 0; shifting them down makes it worse")
+        raise NotApplicable("a negative label is already below 0; shifting the labels down makes it worse")
     s, stmt, calls = _one_hots(code, failure)
     edits = Edits(s)
     for call in calls:
