@@ -139,10 +139,123 @@ def module_like_names(s: Snippet, before: cst.CSTNode) -> set[str]:
 
 
 def is_module_call(s: Snippet, call: cst.Call, models: set[str]) -> bool:
-    """A call of a model object: `model(x)`, `self.encoder(x)`, `net.forward(x)`."""
+    """A call of a model object: `model(x)`, `self.encoder(x)`, `net.forward(x)`, `nn.Linear(3, 1)(x)`."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "forward":
         func = func.value
+    if isinstance(func, cst.Call):  # built and called inline: `nn.Linear(3, 1)(x)`
+        return constructor_like(s, func)
     if isinstance(func, cst.Name):
         return func.value in models or (s.is_variable(func.value) and not s.is_definition(func.value))
     return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
+# --- the object a call calls, inline or through a variable ------------------------------------
+
+CHAINED = {"to", "cuda", "cpu", "double", "float", "half", "bfloat16", "train", "eval", "requires_grad_"}
+
+
+def strip_chain(call: cst.CSTNode) -> cst.CSTNode:
+    """`nn.Linear(3, 1).to(dev).eval()` -> `nn.Linear(3, 1)`."""
+    while isinstance(call, cst.Call) and method(call) in CHAINED:
+        call = receiver(call)
+    return call
+
+
+def is_inline_module_call(s: Snippet, call: cst.Call) -> bool:
+    """`nn.Conv2d(1, 8, 3)(x)`, `nn.CrossEntropyLoss()(logits, target)`: the module is built
+    and called in one expression."""
+    return isinstance(call.func, cst.Call) and constructor_like(s, call.func)
+
+
+def _self_attribute_value(s: Snippet, attr: str) -> cst.BaseExpression | None:
+    """The value last assigned to `self.<attr>` anywhere in the snippet (an __init__)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign):
+            for t in node.targets:
+                if dotted(t.target) == f"self.{attr}":
+                    found.append(node.value)
+
+    s.module.visit(V())
+    return found[-1] if found else None
+
+
+def called_constructor(s: Snippet, call: cst.Call, before: cst.CSTNode) -> cst.Call | None:
+    """The constructor call that built the object `call` calls: `nn.Conv2d(1, 8, 3)` for
+    `nn.Conv2d(1, 8, 3)(x)` (inline), for `conv(x)` after `conv = nn.Conv2d(1, 8, 3)`, and for
+    `self.conv(x)` after `self.conv = nn.Conv2d(1, 8, 3)`; through `.to()`/`.eval()` chains.
+    None when the object was not built by a class-like call the snippet shows."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    value: cst.CSTNode | None = None
+    if isinstance(func, cst.Call):
+        value = func
+    elif isinstance(func, cst.Name):
+        d = s.definition(func.value, before)
+        value = value_of(d[0]) if d else None
+    elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        value = _self_attribute_value(s, func.attr.value)
+    value = strip_chain(value) if value is not None else None
+    if isinstance(value, cst.Call) and constructor_like(s, value):
+        return value
+    return None
+
+
+def class_name(call: cst.Call) -> str:
+    """`Conv2d` for `torch.nn.Conv2d(...)`."""
+    return (dotted(call.func) or "").split(".")[-1]
+
+
+def loss_calls(s: Snippet, stmt: cst.BaseStatement, names: set[str]) -> list[cst.Call]:
+    """The loss calls on a statement's line: a functional loss named in `names`
+    (`F.cross_entropy(...)`), a loss module of a class named in `names` called inline
+    (`nn.CrossEntropyLoss()(out, y)`) or through a variable or `self.` attribute
+    (`criterion(out, y)` after `criterion = nn.CrossEntropyLoss()`); failing those, a call
+    whose name says loss or criterion (a criterion built outside the snippet)."""
+    calls = s.find(s.header_nodes(stmt), cst.Call)
+    found = []
+    for call in calls:
+        if constructor_like(s, call):  # the constructor itself, not a call of the loss
+            continue
+        if class_name(call) in names:
+            found.append(call)
+            continue
+        ctor = called_constructor(s, call, stmt)
+        if ctor is not None and class_name(ctor) in names:
+            found.append(call)
+    if not found:
+        found = [c for c in calls if not constructor_like(s, c)
+                 and any(w in (dotted(c.func) or "").split(".")[-1].lower() for w in ("loss", "criterion"))]
+    return found
+
+
+def loss_input(call: cst.Call) -> cst.Arg | None:
+    """The prediction argument of a loss call: `input=` or the first positional one."""
+    args = positional(call)
+    return kwarg(call, "input") or (args[0] if args else None)
+
+
+def loss_target(call: cst.Call) -> cst.Arg | None:
+    """The target argument of a loss call: `target=` or the second positional one."""
+    args = positional(call)
+    return kwarg(call, "target") or (args[1] if len(args) > 1 else None)
+
+
+def argument(call: cst.Call, name: str, index: int) -> cst.Arg | None:
+    """The argument of parameter `name` (keyword, or positional at `index`)."""
+    args = positional(call)
+    return kwarg(call, name) or (args[index] if index < len(args) else None)
+
+
+def set_argument(call: cst.Call, name: str, index: int, value: str) -> cst.Call:
+    """Set parameter `name` (positional at `index`) to `value`: replaces the positional
+    argument when it is given that way, else sets the keyword."""
+    args = positional(call)
+    if kwarg(call, name) is None and index < len(args):
+        target = args[index]
+        new_value = expression(value)
+        return call.with_changes(args=[a.with_changes(value=new_value) if a is target else a for a in call.args])
+    return set_kwarg(call, name, value)

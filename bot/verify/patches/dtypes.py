@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
-from bot.verify.patches.calls import (call_method, constructor_like, dotted, first_line, is_module_call, kwarg, method,
-                                      module_like_names, positional, receiver, value_of)
+from bot.verify.patches.calls import (call_method, dotted, first_line, is_inline_module_call, is_module_call,
+                                      loss_calls, loss_target, method, module_like_names, positional, receiver)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet
 from bot.verify.patches.tensors import tensor_like
@@ -65,8 +65,13 @@ def model_to_double(code: str, failure: Failure) -> PatchResult:
     if not model_calls:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) calls no model whose weights could be converted")
     edits = Edits(s)
-    models = list(dict.fromkeys(s.text(c.func.value if method(c) == "forward" else c.func) for c in model_calls))
+    inline = [c for c in model_calls if is_inline_module_call(s, c)]
+    for call in inline:  # `nn.Linear(3, 1)(x)` -> `nn.Linear(3, 1).double()(x)`
+        edits.replace_node(call, lambda u: u.with_changes(func=call_method(u.func, "double")))
+    models = list(dict.fromkeys(s.text(c.func.value if method(c) == "forward" else c.func)
+                                for c in model_calls if all(c is not i for i in inline)))
     edits.insert_before(stmt, *[f"{m}.double()" for m in models])
+    models += [s.text(c.func) for c in inline]
     return PatchResult.changed(edits.render(), f"{', '.join(models)} converted to float64 before line {s.line(stmt)}")
 
 
@@ -74,22 +79,7 @@ def model_to_double(code: str, failure: Failure) -> PatchResult:
 
 
 def _loss_calls(s: Snippet, stmt) -> list[cst.Call]:
-    calls = s.find(s.header_nodes(stmt), cst.Call)
-    found = []
-    for call in calls:
-        name = (dotted(call.func) or "").split(".")[-1]
-        if name in LOSS_FUNCTIONS:
-            found.append(call)
-            continue
-        if isinstance(call.func, cst.Name):
-            d = s.definition(call.func.value, stmt)
-            value = value_of(d[0]) if d else None
-            if isinstance(value, cst.Call) and constructor_like(s, value) and \
-                    (dotted(value.func) or "").split(".")[-1] in LOSS_FUNCTIONS:
-                found.append(call)
-    if not found:  # a criterion built elsewhere: go by its name (`criterion(...)`, `self.loss_fn(...)`)
-        found = [c for c in calls if any(w in (dotted(c.func) or "").split(".")[-1].lower() for w in ("loss", "criterion"))]
-    return found
+    return loss_calls(s, stmt, LOSS_FUNCTIONS)
 
 
 def _cast_target(code: str, failure: Failure, to: str) -> PatchResult:
@@ -99,7 +89,7 @@ def _cast_target(code: str, failure: Failure, to: str) -> PatchResult:
     edits = Edits(s)
     cast = []
     for call in calls:
-        target = kwarg(call, "target") or (positional(call)[1] if len(positional(call)) > 1 else None)
+        target = loss_target(call)
         if target is not None:
             cast.append(s.text(target.value))
             edits.replace_node(target, lambda u: u.with_changes(value=call_method(u.value, to)))
