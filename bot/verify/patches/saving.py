@@ -268,20 +268,16 @@ def dynamo_suppress_errors(code: str, failure: Failure) -> PatchResult:
     _compile_sites(s, failure)  # only where a torch.compile is behind the failure
     edits = Edits(s)
     torch = edits.torch()
-    # After the leading imports: the setting must be in place before the compiled function runs.
-    body = list(s.module.body)
-    index = body.index(s.first_code_statement())
-    anchor = None
-    for st in body[index:]:
-        if not (isinstance(st, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in st.body)):
-            break
-        anchor = st
+    # Right after `import torch`: the setting must be in place before the compiled function runs.
     setting = f"{torch}._dynamo.config.suppress_errors = True"
+    anchor = next((st for st in s.module.body if isinstance(st, cst.SimpleStatementLine)
+                   and any(isinstance(x, cst.Import) and any(s.text(a.name) == "torch" for a in x.names)
+                           for x in st.body)), None)
     if anchor is not None:
         edits.insert_after(anchor, setting)
-    else:
-        edits.insert_before(body[index], setting)
-    return PatchResult.changed(edits.render(), "torch._dynamo.config.suppress_errors = True after the imports")
+    else:  # `import torch` was just added before the first statement
+        edits.insert_before(s.first_code_statement(), setting)
+    return PatchResult.changed(edits.render(), "torch._dynamo.config.suppress_errors = True after import torch")
 
 
 # --- ONNX export ---------------------------------------------------------------------------------
