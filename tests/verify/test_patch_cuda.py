@@ -269,3 +269,32 @@ def test_load_map_location_cpu_runs_on_a_saved_checkpoint(runner, tmp_path):
     run = runner(result.code)
     assert run.exit_reason == "ok", run.error
     assert "cpu" in run.output
+
+
+# The entries' own GPU repros: what the patches do to them (the run needs a GPU worker) ----------
+
+def _repro(name: str) -> str:
+    import yaml
+
+    from bot.settings import knowledge_dir
+
+    return yaml.safe_load((knowledge_dir() / "entries" / "pytorch" / f"{name}.yml").read_text())["repro"]["code"]
+
+
+def test_multiprocessing_spawn_on_the_fork_entry_repro():
+    code = _repro("cuda-fork-reinit")
+    line = next(i for i, text in enumerate(code.splitlines(), 1) if "pool.map" in text)
+    result = registry.get("multiprocessing-spawn").apply(code, Failure(type="RuntimeError", message=FORK, line=line))
+    assert result.applicable, result.reason
+    assert 'mp.get_context("spawn").Pool(2)' in result.code and '"fork"' not in result.code
+    compile(result.code, "patched.py", "exec")
+
+
+def test_first_visible_gpu_on_the_ordinal_entry_repro():
+    code = _repro("invalid-device-ordinal")
+    line = next(i for i, text in enumerate(code.splitlines(), 1) if "set_device" in text)
+    result = registry.get("first-visible-gpu").apply(code, Failure(type="torch.AcceleratorError",
+                                                                     message="CUDA error: invalid device ordinal", line=line))
+    assert result.applicable, result.reason
+    assert "torch.cuda.set_device(0)" in result.code
+    assert result.code.replace("set_device(0)", "set_device(64)") == code
