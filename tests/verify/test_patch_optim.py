@@ -115,7 +115,7 @@ def test_parameter_from_non_leaf_in_a_param_group(try_patch):
 
 
 def test_requires_grad_on_non_leaf_still_fails(try_patch):
-    out = try_patch(repro("pytorch/optimizer-non-leaf"), "requires-grad-on-non-leaf", fails_with=NON_LEAF)
+    out = try_patch(repro("pytorch/optimizer-non-leaf"), "requires-grad-before-optimizer", fails_with=NON_LEAF)
     assert "embedding.requires_grad_(True)\noptimizer = " in out.patch.code
     fails(out, NON_LEAF)
 

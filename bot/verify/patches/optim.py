@@ -189,7 +189,7 @@ def parameter_from_non_leaf(code: str, failure: Failure) -> PatchResult:
     return PatchResult.changed(edits.render(), f"{', '.join(n for n, _ in found)} wrapped in nn.Parameter where computed")
 
 
-@register("requires-grad-on-non-leaf", "dead end: call `.requires_grad_(True)` on the tensor before building the optimizer")
+@register("requires-grad-before-optimizer", "dead end: call `.requires_grad_(True)` on the tensor before building the optimizer")
 def requires_grad_on_non_leaf(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     stmt = s.statement_at(failure.line)
@@ -501,13 +501,8 @@ def _checkpoint_call(s: Snippet, line) -> tuple[cst.BaseStatement, cst.Call]:
     return stmt, found[0]
 
 
-@register("checkpoint-non-reentrant", "`checkpoint(fn, x)` -> `checkpoint(fn, x, use_reentrant=False)`")
-def checkpoint_non_reentrant(code: str, failure: Failure) -> PatchResult:
-    s = Snippet(code)
-    stmt, call = _checkpoint_call(s, failure.line)
-    edits = Edits(s)
-    edits.replace_node(call, lambda u: set_kwarg(u, "use_reentrant", "False"))
-    return PatchResult.changed(edits.render(), f"use_reentrant=False on line {s.line(stmt)}")
+# checkpoint-non-reentrant (use_reentrant=False) is registered in data.py: DDP's
+# mark-ready-twice uses it too.
 
 
 def _checkpoint_inputs(s: Snippet, call: cst.Call) -> list[str]:
