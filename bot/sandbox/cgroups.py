@@ -203,6 +203,10 @@ class CgroupRun:
     def peak_memory(self) -> int | None:
         raise NotImplementedError
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process of the run (None where not accounted)."""
+        return None
+
     def remove(self) -> None:
         raise NotImplementedError
 
@@ -278,8 +282,19 @@ class V1Run(CgroupRun):
             return False
 
     def peak_memory(self) -> int | None:
+        # Charged to the cgroup: anonymous memory, page cache, tmpfs/shm pages and (on
+        # current kernels) kernel memory such as the inodes of a tmpfs file flood.
         try:
             return int(_read(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes")))
+        except (OSError, ValueError):
+            return None
+
+    def cpu_seconds(self) -> float | None:
+        d = self.dirs.get("cpuacct")
+        if not d:
+            return None
+        try:
+            return int(_read(os.path.join(d, "cpuacct.usage"))) / 1e9
         except (OSError, ValueError):
             return None
 
@@ -355,6 +370,10 @@ class V2Run(CgroupRun):
             return int(self.fs.read(self._file("memory.peak")))
         except (OSError, ValueError):
             return None
+
+    def cpu_seconds(self) -> float | None:
+        usec = _read_int_field(self._file("cpu.stat"), "usage_usec", self.fs)
+        return None if usec is None else usec / 1e6
 
     def remove(self) -> None:
         _rmdir_retry(self.path, fs=self.fs)

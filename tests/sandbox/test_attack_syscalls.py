@@ -52,7 +52,7 @@ def test_attack_unshare_and_setns(contained):
     out = run(contained, (
         "for name, flag in [('user', 0x10000000), ('mount', 0x20000), ('net', 0x40000000), ('pid', 0x20000000)]:\n"
         "    print('unshare', name, call('unshare', flag))\n"
-        "fd = os.open('/proc/1/ns/mnt', os.O_RDONLY)\n"
+        "fd = os.open('/proc/self/ns/mnt', os.O_RDONLY)\n"
         "print('setns', call('setns', fd, 0))\n"
         "print('clone newuser', sys(56, 0x10000000 | 17, 0, 0, 0, 0))\n"  # clone(CLONE_NEWUSER|SIGCHLD)
         "print('clone3', sys(435, 0, 0))\n"

@@ -82,7 +82,7 @@ def test_plan_needs_the_control_nodes(tmp_path):
 
 def test_bwrap_arguments_bind_exactly_those_nodes(fake_host):
     p = gpu.plan("1", dev_dir=str(fake_host / "dev"))
-    spec = bwrap.Spec(layout=bwrap.discover_host(), tmp_bytes=MiB, result_file="/x", harness_config="{}",
+    spec = bwrap.Spec(layout=bwrap.discover_host(), tmp_bytes=MiB, harness_config="{}",
                       seccomp_fd=3, harness_fd=5, data_fds={}, file_fds={}, device_nodes=p.device_nodes)
     args = bwrap.build_args(spec)
     binds = [(args[i + 1], args[i + 2]) for i, a in enumerate(args) if a == "--dev-bind"]
