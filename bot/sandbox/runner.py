@@ -385,7 +385,8 @@ class Sandbox:
             f"output {format_bytes(limits.output_bytes)} (read from a pipe; the run is killed at the cap)",
             f"tmpfs {format_bytes(limits.tmp_bytes)} each for /tmp, {environment.HOME}, /dev/shm (fresh per run)",
             seccomp.describe(),
-            "network: none (net namespace; only its own loopback)",
+            "network: an empty net namespace (its own loopback only); socket families AF_UNIX, AF_INET, "
+            "AF_INET6, AF_NETLINK only (vsock, packet, alg... refused by seccomp)",
             "namespaces: user, pid, net, ipc, uts, mount, cgroup; uid 65534; no capabilities; no new user namespaces",
             self.host_user(),
             "filesystem: empty read-only root; read-only binds of /usr, the Python install and site-packages only",
