@@ -190,6 +190,11 @@ class CgroupRun:
     def set_limits(self, memory_bytes: int, max_processes: int) -> None:
         raise NotImplementedError
 
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        """Limit the run to `cpus` CPUs of bandwidth; returns how (for the report), or
+        None where this cgroup has no cpu controller."""
+        return None
+
     def pids(self) -> set[int]:
         raise NotImplementedError
 
@@ -242,6 +247,16 @@ class V1Run(CgroupRun):
         if os.path.exists(memsw):  # memory+swap equal to memory: no swapping out of the limit
             _write(memsw, str(memory_bytes))
         _write(os.path.join(self.dirs["pids"], "pids.max"), str(max_processes))
+
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        d = self.dirs.get("cpu")
+        if not d:
+            return None
+        period = 100_000
+        quota = max(1000, int(cpus * period))
+        _write(os.path.join(d, "cpu.cfs_period_us"), str(period))
+        _write(os.path.join(d, "cpu.cfs_quota_us"), str(quota))
+        return f"cpu {cpus:g} CPU (cgroup v1 cpu.cfs_quota_us {quota} per {period} us)"
 
     def pids(self) -> set[int]:
         out: set[int] = set()
@@ -329,6 +344,14 @@ class V2Run(CgroupRun):
         if self.fs.exists(self._file("memory.swap.max")):  # absent without swap accounting
             self.fs.write(self._file("memory.swap.max"), "0")
         self.fs.write(self._file("pids.max"), str(max_processes))
+
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        if not self.fs.exists(self._file("cpu.max")):  # the cpu controller is not delegated here
+            return None
+        period = 100_000
+        quota = max(1000, int(cpus * period))
+        self.fs.write(self._file("cpu.max"), f"{quota} {period}")
+        return f"cpu {cpus:g} CPU (cgroup v2 cpu.max {quota} {period})"
 
     def pids(self) -> set[int]:
         try:
@@ -586,10 +609,11 @@ def _try_v2(mounts: list[Mount], own: dict[str, str], group: str,
 
 def _try_v1(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backend | None, str]:
     parents: dict[str, str] = {}
-    for controller in ("memory", "pids", "freezer"):
+    optional = ("freezer", "cpu", "cpuacct")  # used where they can be had
+    for controller in ("memory", "pids", *optional):
         m = next((m for m in mounts if m.fstype == "cgroup" and controller in m.super_options), None)
         if m is None or controller not in own:
-            if controller == "freezer":
+            if controller in optional:
                 continue
             return None, f"no cgroup v1 {controller} hierarchy"
         parent = os.path.join(m.point, _relative(own[controller], m.root), group)
@@ -598,7 +622,7 @@ def _try_v1(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backe
             if not os.access(parent, os.W_OK):
                 raise PermissionError(errno.EACCES, "not writable")
         except OSError as e:
-            if controller == "freezer":
+            if controller in optional:
                 continue
             return None, f"cgroup v1 {controller} at {os.path.dirname(parent)} cannot be written ({e.strerror})"
         parents[controller] = parent

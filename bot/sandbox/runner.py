@@ -196,11 +196,19 @@ class Sandbox:
     # The host user bwrap runs as when the worker is root (never root itself: see privileges.py).
     host_uid: int = privileges.DEFAULT_UID
     host_gid: int = privileges.DEFAULT_GID
+    # Run with rlimits alone where no cgroup can be written; None: the setting
+    # TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK (off: such runs are refused, see bot/settings.py).
+    allow_rlimit_fallback: bool | None = None
+    # rlimit fallback with a root worker: each concurrent run gets its own host uid from
+    # this range, so that RLIMIT_NPROC (counted per uid) is a budget of that run alone.
+    fallback_uids: tuple[int, int] = (3_000_000, 3_000_000 + 65_536)
     _backend: cgroups.Backend | None = field(default=None, init=False, repr=False)
     _seccomp: bytes = field(default=b"", init=False, repr=False)
     _harness: bytes = field(default=b"", init=False, repr=False)
     _drop: privileges.Drop | None = field(default=None, init=False, repr=False)
     _to_stage: list[str] = field(default_factory=list, init=False, repr=False)
+    _uids_in_use: set[int] = field(default_factory=set, init=False, repr=False)
+    _uid_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         ok, why = sandbox_available()
@@ -208,6 +216,9 @@ class Sandbox:
             raise SandboxUnavailable(f"cannot sandbox snippets here: {why}")
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
+        if self.allow_rlimit_fallback is None:
+            from bot.settings import sandbox_rlimit_fallback
+            self.allow_rlimit_fallback = sandbox_rlimit_fallback()
         if not self.use_cgroups:
             self._backend = cgroups.Backend(None, "cgroups turned off")
         else:
@@ -227,6 +238,20 @@ class Sandbox:
                 raise ValueError(f"run_dir_base {base} cannot be reached by uid {self.host_uid}, the sandbox's "
                                  f"host user: use a folder that every user may traverse (such as /tmp)")
 
+    def _take_uid(self) -> int:
+        """A host uid of the fallback range that no run of this worker uses now (the
+        offset by pid keeps the workers of one host apart)."""
+        low, high = self.fallback_uids
+        span = high - low
+        start = (os.getpid() * 64) % span
+        with self._uid_lock:
+            for i in range(span):
+                uid = low + (start + i) % span
+                if uid not in self._uids_in_use:
+                    self._uids_in_use.add(uid)
+                    return uid
+        raise SandboxUnavailable("no free uid left in the fallback range")
+
     def host_user(self) -> str:
         if self._drop:
             return f"host user: uid {self._drop.uid} (bwrap started unprivileged; the worker is root)"
@@ -244,7 +269,16 @@ class Sandbox:
         files = _check_inputs(code, files, limits)
         gpu_plan = gpu_mod.plan(gpu, dev_dir=self.dev_dir, driver_dir=self.gpu_driver_dir) if gpu is not None else None
 
+        if not self._backend.version and not self.allow_rlimit_fallback:
+            raise SandboxUnavailable(
+                f"refusing to run the snippet: no writable cgroup here ({self._backend.reason}). Without one, "
+                f"memory is held by RLIMIT_AS alone (it does not count tmpfs pages or kernel memory) and the "
+                f"process limit RLIMIT_NPROC is one budget for every process of the sandbox's host uid, shared "
+                f"by concurrent runs. Give the worker a writable cgroup (memory and pids controllers), or set "
+                f"TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK=1 to run with rlimits only.")
         fds: list[int] = []
+        run_uid: int | None = None
+        cpu_how: str | None = None
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
         report_fd: int | None = None
@@ -257,12 +291,19 @@ class Sandbox:
                 try:
                     cg = self._backend.create_run()
                     cg.set_limits(limits.memory_bytes, limits.max_processes)
+                    cpu_how = cg.set_cpu_quota(limits.cpus)
                 except OSError as e:
                     raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
             rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
                                         pids_by_cgroup=cg is not None,
                                         host_root=self._drop is None and os.geteuid() == 0)
             drop, staged = self._prepare_run_dir(run_dir, gpu_plan)
+            if drop is not None and cg is None:
+                run_uid = self._take_uid()
+                drop = privileges.Drop(run_uid, drop.gid, drop.groups, drop.stage)
+                rl_notes = rl_notes + [f"host uid {run_uid} for this run alone (fallback range "
+                                       f"{self.fallback_uids[0]}-{self.fallback_uids[1] - 1}): RLIMIT_NPROC "
+                                       f"counts this run's processes only"]
 
             def memfd(name: str, data: bytes) -> int:
                 fds.append(_memfd(name, data))
@@ -322,7 +363,7 @@ class Sandbox:
 
             report = parse_supervisor(read_memfd(report_fd))
             oom = cg.oom_killed() if cg is not None else False
-            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan)
+            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan, cpu_how)
             host_env = facts.environment(self.layout.site_packages or [self.layout.python_prefix],
                                          gpu_index=gpu_plan.index if gpu_plan else None,
                                          cuda_visible=env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
@@ -349,6 +390,9 @@ class Sandbox:
                     pass  # reported above when processes survived; never mask the first error
             if run_dir is not None:
                 shutil.rmtree(run_dir, ignore_errors=True)
+            if run_uid is not None:
+                with self._uid_lock:
+                    self._uids_in_use.discard(run_uid)
 
     def _prepare_run_dir(self, run_dir: str | None, gpu_plan: gpu_mod.GpuPlan | None
                          ) -> tuple[privileges.Drop | None, dict[str, str]]:
@@ -371,7 +415,8 @@ class Sandbox:
         return privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups), tuple(staged.items())), staged
 
     def _describe_limits(self, limits: Limits, cg: cgroups.CgroupRun | None, rl: list[rlimits.RLimit],
-                         rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None) -> list[str]:
+                         rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None, cpu_how: str | None = None
+                         ) -> list[str]:
         """Every limit this run had, each with its value and the mechanism behind it."""
         out = [f"wall clock {format_seconds(limits.wall_seconds)} (host deadline; kills the whole process tree)"]
         if cg is not None:
@@ -379,7 +424,10 @@ class Sandbox:
             if self._backend.passed_over:
                 out.append(f"cgroup {self._backend.version} used because {self._backend.passed_over}")
         else:
-            out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown")
+            out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown; "
+                       f"rlimit fallback allowed by TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK")
+        out.append(cpu_how or "cpu bandwidth: NOT limited (no cgroup cpu controller here); CPU time per process "
+                              "only (RLIMIT_CPU below)")
         out += [r.described for r in rl if r.described] + rl_notes
         out += [
             f"output {format_bytes(limits.output_bytes)} (read from a pipe; the run is killed at the cap)",
