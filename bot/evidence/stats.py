@@ -20,8 +20,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from bot.answer.rates import evidence_text
-from bot.evidence.rates import (REFUTED_BELOW, REFUTED_MIN_FAILURES, VOTE_WEIGHT, Observations, estimate,
-                                item_rate, load_observations)
+from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
+                                VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
 from bot.kb import model as m
 
 TOP_GAPS = 20
@@ -39,6 +39,8 @@ def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bo
         "prior": None if prior is None else {"rate": prior.rate, "evidence": prior.evidence},
         "runs": obs.runs, "fixed": obs.fixed, "failed": obs.failed, "not_counted": obs.not_counted,
         "recorded": obs.recorded,
+        "askers_fixed": obs.askers_fixed, "askers_failed": obs.askers_failed, "held": obs.held,
+        "not_evidence": obs.not_evidence,
         "torch": obs.verified()["torch"], "devices": sorted(obs.devices),
         "up": 0 if dead_end else obs.up, "down": 0 if dead_end else obs.down,
         "evidence": rate.evidence,
@@ -108,7 +110,8 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
                for (entry_id, item_id), obs in sorted(observations.items()) if (entry_id, item_id) not in known]
     return {"store": {"backend": backend, **totals},
             "model": {"vote_weight": VOTE_WEIGHT, "refuted_below": REFUTED_BELOW,
-                      "refuted_min_failures": REFUTED_MIN_FAILURES},
+                      "refuted_min_failures": REFUTED_MIN_FAILURES, "min_failing_askers": MIN_FAILING_ASKERS,
+                      "min_failing_snippets": MIN_FAILING_SNIPPETS},
             "entries": entries, "unknown_items": unknown, "coverage_gaps": gaps}
 
 
@@ -126,6 +129,15 @@ def _has_evidence(entry: dict) -> bool:
 def _prior_text(item: dict) -> str:
     prior = item["prior"]
     return "no prior" if prior is None else f"prior {prior['rate']:.0%} from {prior['evidence']}"
+
+
+def _askers_text(item: dict) -> str:
+    text = f"askers: {item['askers_fixed']} fixed, {item['askers_failed']} failed"
+    if item["held"]:
+        text += f"; {item['held']} failure(s) held until {MIN_FAILING_ASKERS} askers report one"
+    if item["not_evidence"]:
+        text += f"; {item['not_evidence']} run(s) not counted (read their own source)"
+    return text
 
 
 def format_stats(doc: dict) -> str:
@@ -148,7 +160,7 @@ def format_stats(doc: dict) -> str:
         for item in entry["workarounds"]:
             mark = "  REFUTED: shown as a dead end" if item["refuted"] else ""
             out.append(f"    {_pct(item['fix_rate'])}  {item['id']}: {item['summary'] or 'no evidence of ours'}"
-                       f" ({_prior_text(item)}){mark}")
+                       f" ({_prior_text(item)}; {_askers_text(item)}){mark}")
         if entry["dead_ends"]:
             out.append("  dead ends (fail rate):")
         for item in entry["dead_ends"]:
