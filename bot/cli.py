@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--json", action="store_true")
     add.add_argument("--dir")
     add.set_defaults(handler="bot.kb.commands:add")
+    kbv = kb_sub.add_parser("verify", help="run each entry's repro and check its claims (exit 1 when one fails)")
+    kbv.add_argument("ids", nargs="*", metavar="ID", help="entry ids or aliases (default: every entry)")
+    kbv.add_argument("--json", action="store_true")
+    kbv.add_argument("--no-record", action="store_true", help="do not store the outcomes as evidence")
+    kbv.add_argument("--dir")
+    kbv.set_defaults(handler="bot.kb.commands:verify")
 
     index = sub.add_parser("index", help="build the search index")
     index_sub = index.add_subparsers(dest="index_command", required=True, metavar="INDEX_COMMAND")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.answer.rates import RateSource, evidence_text, refuted_text
+from bot.answer.rates import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.retrieval.engine import Hit, SearchResult
 
@@ -14,36 +14,60 @@ def _text(value: m.I18n | None, lang: str) -> str:
     return value.get_text(lang) if value else ""
 
 
-def workaround_items(entry: m.Entry, lang: str, rates: RateSource) -> list[dict]:
+def _rank(order: int, rate: Rate, scenario: bool | None, measured: float | None) -> tuple:
+    """Sort key, best first:
+    1. a scenario-specific fix whose scenario the asker's text shows, then the general
+       fixes, then scenario-specific fixes for situations the asker did not mention;
+    2. fixes our own runs or votes back (measured at least one half), then the team's
+       estimates, then fixes our evidence mostly contradicts;
+    3. the rate behind it (the prior updated by the evidence), more evidence, the
+       author's order."""
+    group = 0 if scenario is True else 1 if scenario is None else 2
+    evidence = 1 if measured is None else 0 if measured >= 0.5 else 2
+    return (group, evidence, -(rate.rate if rate.rate is not None else -1.0), -rate.evidence, order)
+
+
+def workaround_items(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[dict]:
+    """The entry's workarounds, ranked (see `_rank`). A percentage appears only where our
+    evidence measured one (`success_rate`, with its counts in `rate_text`); the team's
+    prior stays an estimate (`estimate`, never shown as a percentage)."""
     items = []
     for order, w in enumerate(entry.workarounds):
         rate = rates.workaround_rate(entry.id, w)
-        items.append((order, rate, {
+        measured = measured_rate(rate.verified)
+        scenario = w.applies_to(asked)
+        items.append((_rank(order, rate, scenario, measured), {
             "id": w.id,
             "title": _text(w.title, lang),
             "explanation": _text(w.explanation, lang),
             "code": w.code,
-            "success_rate": None if rate.rate is None else round(rate.rate, 3),
+            "success_rate": None if measured is None else round(measured, 3),
+            "rate_kind": "estimate" if measured is None else "measured",
+            "rate_text": rate_text(rate.verified, lang),
+            "estimate": round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
             "evidence": rate.evidence,
             "rate_source": rate.source,
             "evidence_summary": evidence_text(rate.verified, lang),
             "verified": rate.verified,
             "refuted": rate.refuted,
+            "scenario": None if scenario is None else ("matched" if scenario else "not mentioned"),
             "caveats": _text(w.caveats, lang) or None,
             "patch": w.patch,
         }))
-    # Best rate first; with equal rates the one backed by more evidence; then the author's order.
-    items.sort(key=lambda t: (-(t[1].rate if t[1].rate is not None else -1.0), -t[1].evidence, t[0]))
-    return [item for _, _, item in items]
+    items.sort(key=lambda t: t[0])
+    return [item for _, item in items]
 
 
 def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[dict]:
     items = []
     for d in entry.dead_ends:
         rate = rates.dead_end_rate(entry.id, d) if rates is not None else None
+        measured = measured_rate(rate.verified, dead_end=True) if rate is not None else None
         items.append({"id": d.id, "title": _text(d.title, lang), "why": _text(d.why, lang), "code": d.code,
                       "leads_to": d.leads_to,
-                      "fail_rate": None if rate is None or rate.rate is None else round(rate.rate, 3),
+                      "fail_rate": None if measured is None else round(measured, 3),
+                      "rate_kind": "estimate" if measured is None else "measured",
+                      "rate_text": rate_text(rate.verified if rate else None, lang, dead_end=True),
                       "evidence": rate.evidence if rate is not None else None,
                       "rate_source": rate.source if rate is not None else None,
                       "evidence_summary": evidence_text(rate.verified, lang, dead_end=True) if rate else None,
@@ -55,6 +79,7 @@ def refuted_items(workarounds: list[dict], lang: str) -> list[dict]:
     """Workarounds that verified runs keep refuting, shown among the dead ends with that evidence."""
     return [{"id": w["id"], "title": w["title"], "why": refuted_text(lang), "code": w["code"], "leads_to": None,
              "fail_rate": None if w["success_rate"] is None else round(1 - w["success_rate"], 3),
+             "rate_kind": w["rate_kind"], "rate_text": evidence_text(w["verified"], lang, dead_end=True) or "",
              "evidence": w["evidence"], "rate_source": w["rate_source"],
              "evidence_summary": evidence_text(w["verified"], lang, dead_end=True), "verified": w["verified"],
              "refuted": True}
@@ -79,9 +104,9 @@ def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
     return sources
 
 
-def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource) -> dict:
+def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> dict:
     entry = hit.entry
-    workarounds = workaround_items(entry, lang, rates)
+    workarounds = workaround_items(entry, lang, rates, asked)
     return {
         "id": entry.id,
         "title": _text(entry.title, lang),
@@ -98,5 +123,5 @@ def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, 
     return {
         "answered": result.answered,
         "language": lang,
-        "matches": [match_item(hit, kb, lang, rates) for hit in result.hits[:top]],
+        "matches": [match_item(hit, kb, lang, rates, result.query.raw) for hit in result.hits[:top]],
     }

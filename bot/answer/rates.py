@@ -30,13 +30,16 @@ class Rate:
 EVIDENCE_WORDS = {
     "en": {"fixed": "fixed {k} of {n} verified run{s}", "failed": "failed in {k} of {n} verified run{s}",
            "none": "not verified yet", "on": " on torch {versions}", "range": "{low} to {high}",
-           "votes": "👍 {up} 👎 {down} on answers", "refuted": "listed as a fix, but verified runs keep refuting it"},
+           "votes": "👍 {up} 👎 {down} on answers", "refuted": "listed as a fix, but verified runs keep refuting it",
+           "estimate": "team estimate, not yet verified"},
     "ko": {"fixed": "검증 실행 {n}회 중 {k}회 해결", "failed": "검증 실행 {n}회 중 {k}회 실패",
            "none": "아직 검증되지 않음", "on": " (torch {versions})", "range": "{low}~{high}",
-           "votes": "답변 평가 👍 {up} 👎 {down}", "refuted": "해결 방법으로 올라 있지만 검증 실행에서 계속 실패합니다"},
+           "votes": "답변 평가 👍 {up} 👎 {down}", "refuted": "해결 방법으로 올라 있지만 검증 실행에서 계속 실패합니다",
+           "estimate": "팀 추정치, 아직 검증되지 않음"},
     "zh": {"fixed": "{n} 次验证运行中 {k} 次修复", "failed": "{n} 次验证运行中 {k} 次失败",
            "none": "尚未验证", "on": "（torch {versions}）", "range": "{low} 至 {high}",
-           "votes": "答案评价 👍 {up} 👎 {down}", "refuted": "虽被列为解决方法，但验证运行一再证明它无效"},
+           "votes": "答案评价 👍 {up} 👎 {down}", "refuted": "虽被列为解决方法，但验证运行一再证明它无效",
+           "estimate": "团队估计，尚未验证"},
 }
 
 
@@ -61,6 +64,28 @@ def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = F
     if verified.get("up") or verified.get("down"):
         parts.append(words["votes"].format(up=verified.get("up", 0), down=verified.get("down", 0)))
     return "; ".join(parts) or None
+
+
+def measured_rate(verified: dict | None, *, dead_end: bool = False) -> float | None:
+    """The rate our own evidence shows, with nothing of the prior in it: the share of
+    verified runs that fixed it (failed, for a dead end), else the share of 👍 among
+    the votes; None while there is neither."""
+    verified = verified or {}
+    runs = int(verified.get("runs") or 0)
+    if runs:
+        return int(verified.get("failed" if dead_end else "fixed") or 0) / runs
+    up, down = int(verified.get("up") or 0), int(verified.get("down") or 0)
+    if up + down and not dead_end:
+        return up / (up + down)
+    return None
+
+
+def rate_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str:
+    """What a user reads next to an item: our measured evidence with its counts, or that
+    the rate is the team's estimate and nothing has verified it yet."""
+    if measured_rate(verified, dead_end=dead_end) is not None:
+        return evidence_text(verified, lang, dead_end=dead_end) or ""
+    return EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])["estimate"]
 
 
 def refuted_text(lang: str = "en") -> str:

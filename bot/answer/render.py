@@ -9,7 +9,7 @@ import unicodedata
 
 LABELS = {
     "en": {
-        "root_cause": "Root cause", "workarounds": "Workarounds (most successful first)",
+        "root_cause": "Root cause", "workarounds": "Workarounds (best backed first)",
         "dead_ends": "Dead ends (look right, but fail)", "sources": "Sources", "confidence": "confidence",
         "success": "fixes it", "evidence": "evidence", "leads_to": "leads to", "caveats": "note",
         "others": "Other candidates", "unsure": "Not sure which known error this is",
@@ -18,7 +18,7 @@ LABELS = {
         "matched": "matched", "unknown_rate": "rate unknown", "our_evidence": "our evidence",
     },
     "ko": {
-        "root_cause": "원인", "workarounds": "해결 방법 (성공률 높은 순)", "dead_ends": "효과 없는 시도",
+        "root_cause": "원인", "workarounds": "해결 방법 (근거가 강한 순)", "dead_ends": "효과 없는 시도",
         "sources": "출처", "confidence": "확신도", "success": "해결률", "evidence": "근거",
         "leads_to": "이어지는 오류", "caveats": "주의", "others": "다른 후보",
         "unsure": "어떤 알려진 오류인지 확실하지 않습니다", "nearest": "가장 가까운 항목",
@@ -26,7 +26,7 @@ LABELS = {
         "matched": "일치", "unknown_rate": "해결률 미상", "our_evidence": "검증 결과",
     },
     "zh": {
-        "root_cause": "根本原因", "workarounds": "解决方法（按成功率排序）", "dead_ends": "看似可行但无效的做法",
+        "root_cause": "根本原因", "workarounds": "解决方法（依据最充分的在前）", "dead_ends": "看似可行但无效的做法",
         "sources": "来源", "confidence": "置信度", "success": "成功率", "evidence": "证据",
         "leads_to": "会导致", "caveats": "注意", "others": "其他候选",
         "unsure": "无法确定这是哪一种已知错误", "nearest": "最接近的条目",
@@ -75,6 +75,15 @@ def _code(code: str | None, indent: str) -> list[str]:
     return [indent + "│ " + line for line in (code or "").rstrip("\n").split("\n")] if code else []
 
 
+def rate_label(item: dict, L: dict) -> str:
+    """A percentage only where our runs or votes measured it, with the counts behind it;
+    otherwise what the rate is: the team's estimate, not yet verified."""
+    text = item.get("rate_text") or L["unknown_rate"]
+    if item.get("rate_kind") == "measured" and item.get("success_rate") is not None:
+        return f"{L['success']} {item['success_rate']:.0%} ({text})"
+    return text
+
+
 def render_answer(data: dict, top: int = 3) -> str:
     lang = data.get("language", "en")
     L = LABELS.get(lang, LABELS["en"])
@@ -100,13 +109,7 @@ def render_answer(data: dict, top: int = 3) -> str:
     lines.append("")
     lines.append(L["workarounds"])
     for i, w in enumerate(best["workarounds"], 1):
-        if w["success_rate"] is None:
-            rate = L["unknown_rate"]
-        else:
-            rate = f"{L['success']} {w['success_rate']:.0%} ({w['rate_source']}, {L['evidence']} {w['evidence']})"
-        lines.append(f"  {i}. {w['title']}  —  {rate}")
-        if w.get("evidence_summary"):
-            lines.extend(_wrap(f"{L['our_evidence']}: {w['evidence_summary']}", "     ", width))
+        lines.append(f"  {i}. {w['title']}  —  {rate_label(w, L)}")
         lines.extend(_wrap(w["explanation"], "     ", width))
         lines.extend(_code(w["code"], "     "))
         if w.get("caveats"):
@@ -118,8 +121,8 @@ def render_answer(data: dict, top: int = 3) -> str:
             lines.append(f"  ✗ {d['title']}")
             why = d["why"] + (f" ({L['leads_to']} {d['leads_to']})" if d.get("leads_to") else "")
             lines.extend(_wrap(why, "     ", width))
-            if d.get("evidence_summary"):
-                lines.extend(_wrap(f"{L['our_evidence']}: {d['evidence_summary']}", "     ", width))
+            if d.get("rate_kind") == "measured" and d.get("rate_text"):
+                lines.extend(_wrap(f"{L['our_evidence']}: {d['rate_text']}", "     ", width))
     if best["sources"]:
         lines.append("")
         lines.append(L["sources"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from bot.answer.rates import evidence_text
+from bot.answer.rates import evidence_text, measured_rate, rate_text
 from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
                                 VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
 from bot.kb import model as m
@@ -46,6 +46,8 @@ def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bo
         "evidence": rate.evidence,
         "refuted": refuted,
         "summary": evidence_text(obs.verified() if not obs.empty() else None, "en", dead_end=dead_end),
+        "measured": None if obs.empty() else measured_rate(obs.verified(), dead_end=dead_end),
+        "rate_text": rate_text(None if obs.empty() else obs.verified(), "en", dead_end=dead_end),
     }
 
 
@@ -117,18 +119,23 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
 
 # --- as text -----------------------------------------------------------------------------------
 
-def _pct(value: float | None) -> str:
-    return "  ?" if value is None else f"{value:4.0%}"
-
-
 def _has_evidence(entry: dict) -> bool:
     return bool(entry["answers"] or entry["verifications"]
                 or any(i["runs"] or i["up"] or i["down"] for i in entry["workarounds"] + entry["dead_ends"]))
 
 
-def _prior_text(item: dict) -> str:
-    prior = item["prior"]
-    return "no prior" if prior is None else f"prior {prior['rate']:.0%} from {prior['evidence']}"
+def _item_line(item: dict) -> str:
+    """A measured percentage with its counts, or "team estimate, not yet verified": the
+    prior is never printed as a percentage."""
+    shown = f"{item['measured']:.0%}" if item.get("measured") is not None else "-"
+    return f"    {shown:>4}  {item['id']}: {item['rate_text']}"
+
+
+def _askers_suffix(item: dict) -> str:
+    """How many askers stand behind the figure (issue 11), where there is evidence."""
+    if not (item["askers_fixed"] or item["askers_failed"] or item["not_evidence"]):
+        return ""
+    return f" ({_askers_text(item)})"
 
 
 def _askers_text(item: dict) -> str:
@@ -144,7 +151,7 @@ def format_stats(doc: dict) -> str:
     s = doc["store"]
     out = []
     if s["backend"] is None:
-        out.append("Evidence store: none yet (nothing recorded); the rates below are the knowledge base's priors.")
+        out.append("Evidence store: none yet (nothing recorded); every rate is a team estimate, not yet verified.")
     else:
         out.append(f"Evidence store ({s['backend']}): {s['verifications']} verification(s) with {s['fix_runs']} "
                    f"fix run(s), {s['answers']} answer(s), {s['votes']} vote(s), "
@@ -156,21 +163,19 @@ def format_stats(doc: dict) -> str:
         out.append(f"  answers {entry['answers']} · verifications {entry['verifications']} "
                    f"(reproduced {entry['reproduced']})")
         if entry["workarounds"]:
-            out.append("  workarounds (fix rate):")
+            out.append("  workarounds (share of verified runs that fixed it):")
         for item in entry["workarounds"]:
             mark = "  REFUTED: shown as a dead end" if item["refuted"] else ""
-            out.append(f"    {_pct(item['fix_rate'])}  {item['id']}: {item['summary'] or 'no evidence of ours'}"
-                       f" ({_prior_text(item)}; {_askers_text(item)}){mark}")
+            out.append(_item_line(item) + _askers_suffix(item) + mark)
         if entry["dead_ends"]:
-            out.append("  dead ends (fail rate):")
+            out.append("  dead ends (share of verified runs that still failed):")
         for item in entry["dead_ends"]:
-            out.append(f"    {_pct(item['fail_rate'])}  {item['id']}: {item['summary'] or 'no evidence of ours'}"
-                       f" ({_prior_text(item)})")
+            out.append(_item_line(item))
     rest = len(doc["entries"]) - len(shown)
     if rest:
         out.append("")
         out.append(f"{rest} {'entry has' if rest == 1 else 'entries have'} no evidence of their own yet: their "
-                   "priors stand (--json lists them).")
+                   "rates are team estimates, not yet verified (--json lists them).")
     if doc["unknown_items"]:
         out.append("")
         out.append("Evidence for ids the knowledge base no longer has: "

@@ -1,4 +1,4 @@
-"""`troubleshoot kb check | list | add`."""
+"""`troubleshoot kb check | list | add | verify`."""
 
 from __future__ import annotations
 
@@ -69,3 +69,80 @@ def add(args) -> int:
         for r in results:
             print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
     return 1 if any(r.status == "rejected" for r in results) else 0
+
+
+def verify(args) -> int:
+    """`kb verify [ID...]`: run the entries' repros and check every claim (bot/verify/kbverify.py)."""
+    from bot.kb.loader import load_knowledge, KnowledgeError
+
+    prog = "troubleshoot kb verify"
+    try:
+        kb = load_knowledge(Path(args.dir) if args.dir else None)
+    except KnowledgeError as exc:
+        print(f"{prog}: the knowledge base has errors; run `troubleshoot kb check` ({exc})", file=sys.stderr)
+        return 2
+    from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+
+    try:
+        entries = select_entries(kb, args.ids)
+    except KeyError as exc:
+        print(f"{prog}: no entry named {exc.args[0]} (see `troubleshoot kb list`)", file=sys.stderr)
+        return 2
+    if any(e.repro is not None and e.repro.runs_on == "cpu" for e in entries):
+        from bot.sandbox import sandbox_available
+
+        ok, why = sandbox_available()
+        if not ok:
+            print(f"{prog}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
+            return 2
+    from bot.verify.classify import engine_retriever
+
+    def progress(result, done: int, total: int) -> None:
+        if not args.json:
+            print(_verify_line(result), flush=True)
+        elif sys.stderr.isatty():
+            print(f"[{done}/{total}] {result.id}", file=sys.stderr, flush=True)
+
+    results = verify_knowledge(kb, entries, retriever=engine_retriever, progress=progress)
+    if not args.no_record:
+        _record(results, host_environment())
+    totals = summary(results)
+    if args.json:
+        print(json.dumps({"entries": [r.as_json() for r in results], "summary": totals}, indent=2, ensure_ascii=False))
+    else:
+        print(f"{totals['proven']} of {totals['ran']} repros run here proved every claim; "
+              f"{totals['failed']} failed; {totals['not_run']} not run here (they need a GPU, several "
+              f"processes, Windows or a broken installation); {totals['patch_claims']} patch claims checked, "
+              f"{totals['patch_claims_failed']} failed")
+    return 1 if totals["failed"] else 0
+
+
+def _verify_line(result) -> str:
+    if not result.ran and not result.failures:
+        return f"  skip  {result.id}: {result.note}"
+    mark = "FAIL" if result.failures else "ok  "
+    fixes = ", ".join(f"{f['workaround']} {f['status']}" for f in result.fixes)
+    ends = ", ".join(f"{d['id']} {d['status']}" for d in result.dead_ends)
+    detail = "; ".join(p for p in (fixes, ends) if p) or "no patched items"
+    line = f"  {mark}  {result.id} ({result.seconds} s): {detail}"
+    for failure in result.failures:
+        line += f"\n        - {failure}"
+    return line
+
+
+def _record(results, environment: dict) -> None:
+    """Each run as evidence under the host's own environment (surface "kb verify"); a
+    store failure is said once and loses no result."""
+    from bot.evidence.record import record_verification
+
+    failed = 0
+    for result in results:
+        if result.report is None or not result.matched:
+            continue
+        report = dict(result.report, environment=environment)
+        if record_verification(report, result.code, surface="kb verify") is None:
+            failed += 1
+    if failed:
+        print(f"troubleshoot kb verify: {failed} result(s) were not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+

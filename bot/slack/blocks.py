@@ -115,17 +115,13 @@ def confidence_text(match: dict, lang: str) -> str:
 
 
 def _rate_text(w: dict, lang: str) -> str:
-    rate, evidence, source = w.get("success_rate"), w.get("evidence"), w.get("rate_source")
-    parts = []
-    if isinstance(rate, (int, float)):
-        parts.append(f"{t('works', lang)} {rate * 100 if rate <= 1 else rate:.0f}%")
-    if isinstance(evidence, int):
-        parts.append(f"{evidence} {t('evidence', lang)}")
-    elif evidence:
-        parts.append(escape(str(evidence)))
-    if source:
-        parts.append(escape(str(source)))
-    return " · ".join(parts)
+    """A percentage only where our runs or votes measured it, with its counts; otherwise
+    "team estimate, not yet verified" (bot.answer.rates)."""
+    text = escape(str(w.get("rate_text") or ""))
+    rate = w.get("success_rate")
+    if w.get("rate_kind") == "measured" and isinstance(rate, (int, float)):
+        return f"{t('works', lang)} {rate * 100:.0f}% · {text}"
+    return text
 
 
 def _code(code: str | None) -> str:
@@ -138,8 +134,6 @@ def _workaround_text(i: int, w: dict, lang: str) -> str:
     rate = _rate_text(w, lang)
     if rate:
         head += f"  _({rate})_"
-    if w.get("evidence_summary"):  # our own verified runs and votes (bot.evidence)
-        head += f"\n:test_tube: _{escape(w['evidence_summary'])}_"
     body = escape(w.get("explanation") or "")
     caveats = w.get("caveats")
     if isinstance(caveats, list):
@@ -152,8 +146,8 @@ def _dead_end_text(d: dict, lang: str) -> str:
     text = f":no_entry: *{escape(d.get('title') or d.get('id') or '')}*\n{escape(d.get('why') or '')}"
     if d.get("leads_to"):
         text += f"\n{t('leads_to', lang)}: `{escape(d['leads_to'])}`"
-    if d.get("evidence_summary"):
-        text += f"\n:test_tube: _{escape(d['evidence_summary'])}_"
+    if d.get("rate_kind") == "measured" and d.get("rate_text"):
+        text += f"\n:test_tube: _{escape(d['rate_text'])}_"
     return text + _code(d.get("code"))
 
 

@@ -30,7 +30,8 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     assert items["backward-once"]["runs"] == 0 and items["backward-once"]["source"] == "prior"
 
     text_stats = troubleshoot("stats", env=env)
-    assert "95%  recompute-forward: fixed 1 of 1 verified run on torch 2.13 (prior 90% from 1)" in text_stats.stdout
+    assert "100%  recompute-forward: fixed 1 of 1 verified run on torch 2.13" in text_stats.stdout
+    assert "   -  backward-once: team estimate, not yet verified" in text_stats.stdout
 
     ask = troubleshoot("ask", SEED_ERROR, "--json", env=env)
     assert ask.returncode == 0, ask.stderr
@@ -38,7 +39,7 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     assert best["id"] == ENTRY
     # By priors alone backward-once (0.9 from 5) came first; the verified run puts recompute-forward first.
     first = best["workarounds"][0]
-    assert first["id"] == "recompute-forward" and first["success_rate"] == 0.95
+    assert first["id"] == "recompute-forward" and first["success_rate"] == 1.0 and first["rate_kind"] == "measured"
     assert first["rate_source"] == "verified" and first["evidence_summary"] == "fixed 1 of 1 verified run on torch 2.13"
     assert first["verified"] == {"runs": 1, "fixed": 1, "failed": 0, "torch": ["2.13"], "up": 0, "down": 0}
     dead = {d["id"]: d for d in best["dead_ends"]}
@@ -48,14 +49,16 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     from bot.answer.render import render_answer
 
     human = render_answer(json.loads(ask.stdout))
-    assert "fixes it 95% (verified, evidence 2)\n     our evidence: fixed 1 of 1 verified run on torch 2.13" in human
+    assert "fixes it 100% (fixed 1 of 1 verified run on torch 2.13)" in human
+    assert "team estimate, not yet verified" in human  # the workarounds no run has checked
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("DATABASE_URL", raising=False)
     from bot.answer import answer
 
     korean = render_answer(answer(SEED_ERROR, lang="ko"))  # in this process: the same store, read here
-    assert "검증 결과: 검증 실행 1회 중 1회 해결 (torch 2.13)" in korean
+    assert "해결률 100% (검증 실행 1회 중 1회 해결 (torch 2.13))" in korean
+    assert "팀 추정치, 아직 검증되지 않음" in korean
 
     # The subprocess's ask was recorded as an answer (answer() alone records nothing).
     after = json.loads(troubleshoot("stats", "--json", env=env).stdout)

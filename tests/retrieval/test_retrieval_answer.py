@@ -6,8 +6,9 @@ from bot.answer import InputError, Rate, answer, set_rate_source
 
 MATCH_KEYS = {"id", "title", "score", "confidence", "root_cause", "workarounds", "dead_ends", "sources"}
 WORKAROUND_KEYS = {"id", "title", "explanation", "code", "success_rate", "evidence", "rate_source", "caveats", "patch",
-                   "evidence_summary", "verified", "refuted"}  # the last three: our own evidence (bot.evidence)
-DEAD_END_KEYS = {"id", "title", "why", "code", "leads_to",
+                   "evidence_summary", "verified", "refuted",  # our own evidence (bot.evidence)
+                   "rate_kind", "rate_text", "estimate", "scenario"}  # measured or estimate; scenario-specific fixes
+DEAD_END_KEYS = {"id", "title", "why", "code", "leads_to", "rate_kind", "rate_text",
                  "fail_rate", "evidence", "rate_source", "evidence_summary", "verified", "refuted"}
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB"
@@ -29,16 +30,54 @@ def test_answer_has_exactly_the_contract_keys(use_fixture_env):
         assert {"title", "url"} <= set(s) <= {"title", "url", "excerpt"}
 
 
-def test_workarounds_are_ranked_by_success_rate(use_fixture_env):
-    rates = [w["success_rate"] for w in answer(OOM)["matches"][0]["workarounds"]]
-    assert rates == sorted(rates, reverse=True) and rates[0] == 0.9
-    assert answer(OOM)["matches"][0]["workarounds"][0]["rate_source"] == "prior"
+def test_estimates_are_ranked_but_never_shown_as_a_percentage(use_fixture_env):
+    workarounds = answer(OOM)["matches"][0]["workarounds"]
+    general = [w for w in workarounds if w["scenario"] is None]
+    estimates = [w["estimate"] for w in general]
+    assert estimates == sorted(estimates, reverse=True) and estimates[0] == 0.9
+    # Fixes for scenarios the asker did not mention come after the general ones.
+    assert [w["scenario"] for w in workarounds] == sorted((w["scenario"] for w in workarounds),
+                                                          key=lambda s: s is not None)
+    for w in workarounds:
+        assert w["rate_source"] == "prior" and w["rate_kind"] == "estimate" and w["success_rate"] is None
+        assert w["rate_text"] == "team estimate, not yet verified"
+
+
+@pytest.mark.parametrize("lang, words", [("en", "team estimate, not yet verified"),
+                                         ("ko", "팀 추정치, 아직 검증되지 않음"), ("zh", "团队估计，尚未验证")])
+def test_the_terminal_says_estimate_in_every_language_and_prints_no_percentage(use_fixture_env, lang, words):
+    from bot.answer.render import render_answer
+
+    text = render_answer(answer(OOM, lang=lang))
+    assert words in text
+    assert "%" not in text.split("\n\n", 3)[2 if lang else 0] or "%" not in text
+
+
+def test_a_scenario_specific_fix_ranks_first_only_when_the_asker_shows_the_scenario():
+    from pathlib import Path
+
+    from bot.answer.build import workaround_items
+    from bot.answer.rates import PriorRates
+    from bot.kb.loader import load_knowledge
+
+    kb = load_knowledge(Path(__file__).resolve().parents[2] / "knowledge")
+    entry = kb.entries["pytorch/backward-twice"]
+    scenario_ids = {w.id for w in entry.workarounds if w.applies_when}
+    assert scenario_ids, "test setup: backward-twice has scenario-specific fixes"
+    error = "RuntimeError: Trying to backward through the graph a second time"
+    plain = workaround_items(entry, "en", PriorRates(), error)
+    assert plain[0]["id"] not in scenario_ids
+    assert {w["id"] for w in plain[-len(scenario_ids):]} == scenario_ids  # not mentioned: last
+    gan = workaround_items(entry, "en", PriorRates(), error + "\nd_loss.backward()  # the discriminator step of my GAN")
+    assert gan[0]["id"] == "detach-fake-for-discriminator" and gan[0]["scenario"] == "matched"
 
 
 def test_rate_source_is_pluggable(use_fixture_env):
     class Measured:
         def workaround_rate(self, entry_id, workaround):
-            return Rate(0.99 if workaround.id == "smaller-batch" else 0.1, 42, "measured")
+            fixed = 41 if workaround.id == "smaller-batch" else 4
+            return Rate(0.99 if workaround.id == "smaller-batch" else 0.1, 42, "measured",
+                        verified={"runs": 42, "fixed": fixed, "failed": 42 - fixed, "torch": ["2.13"]})
 
         def dead_end_rate(self, entry_id, dead_end):
             return None
@@ -46,8 +85,9 @@ def test_rate_source_is_pluggable(use_fixture_env):
     set_rate_source(Measured())
     try:
         first = answer(OOM)["matches"][0]["workarounds"][0]
-        assert (first["id"], first["success_rate"], first["evidence"], first["rate_source"]) == \
-            ("smaller-batch", 0.99, 42, "measured")
+        assert (first["id"], first["success_rate"], first["evidence"], first["rate_source"], first["rate_kind"]) == \
+            ("smaller-batch", round(41 / 42, 3), 42, "measured", "measured")
+        assert first["rate_text"] == "fixed 41 of 42 verified runs on torch 2.13"
     finally:
         set_rate_source(None)
 

@@ -16,7 +16,8 @@ def match(i: int = 0, *, root_cause: str = "Autograd freed the saved tensors.", 
         "id": f"pytorch/example-{i}", "title": f"Example error {i}", "score": 1.0, "confidence": 0.92,
         "root_cause": root_cause,
         "workarounds": [{"id": f"w{k}", "title": f"Workaround {k}", "explanation": explanation, "code": code,
-                         "success_rate": 0.8, "evidence": 3, "rate_source": "prior", "caveats": None, "patch": None}
+                         "success_rate": 0.8, "evidence": 3, "rate_source": "verified", "rate_kind": "measured",
+                         "rate_text": "fixed 4 of 5 verified runs on torch 2.13", "caveats": None, "patch": None}
                         for k in range(n_workarounds)],
         "dead_ends": [{"id": "d1", "title": "detach() first", "why": "No grad_fn left.", "code": "x.detach()",
                        "leads_to": "pytorch/no-grad-fn"}],
@@ -74,7 +75,8 @@ def test_answers_show_root_cause_workarounds_dead_ends_sources_and_buttons():
     payload = rendered(answer_message(answer, answer_id=3, votes=(2, 1)))
     body = "\n".join(section_texts(payload))
     assert "Example error 0" in body and "Root cause" in body and "Autograd freed" in body
-    assert "Workaround 0" in body and "worked 80%" in body and "3 evidence" in body
+    assert "Workaround 0" in body and "worked 80% · fixed 4 of 5 verified runs on torch 2.13" in body
+
     assert "detach() first" in body and "`pytorch/no-grad-fn`" in body
     assert "<https://pytorch.org/docs/stable/autograd.html|Docs / autograd>" in body
     actions = next(b for b in payload["blocks"] if b["type"] == "actions")
@@ -130,3 +132,13 @@ def test_verification_messages():
     assert "Add the losses*: fixed (1.5s, 50 MiB)" in body
     assert "d1*: new error _(a dead end from the answer)_" in body and "full output attached" in body
     assert body.count("line\n") == 15  # the excerpt: the last lines only
+
+
+def test_an_estimate_is_shown_as_an_estimate_without_a_percentage():
+    m = match(0)
+    for w in m["workarounds"]:
+        w.update(success_rate=None, rate_kind="estimate", rate_text="team estimate, not yet verified",
+                 rate_source="prior")
+    body = "\n".join(section_texts(rendered(answer_message({"answered": True, "language": "en", "matches": [m]},
+                                                           answer_id=3, votes=(0, 0)))))
+    assert "team estimate, not yet verified" in body and "%" not in body

@@ -1,0 +1,176 @@
+"""`troubleshoot kb verify`: every entry's own repro through the one verification path.
+
+For each entry it answers the questions the knowledge base makes claims about:
+- did the repro reproduce here (a `cpu` repro must; one marked `not_reproducible` must not),
+- was its error classified as this entry, not a neighbour,
+- did each patched workaround fix it,
+- did each patched dead end still fail, or raise what its `leads_to` names.
+
+A claim that does not hold is a failure (exit 1): the knowledge base is tested like code.
+Repros for a GPU, several processes, Windows or a broken installation are not run on a
+machine without them; they are listed as not run, with the reason.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Callable
+
+from bot.kb.model import Entry, KnowledgeBase
+from bot.verify.verify import Runner, verify_snippet
+
+# Where a repro can run, per platform named in `repro.runs_on`.
+RUNNABLE_HERE = ("cpu",)
+
+
+@dataclass
+class EntryResult:
+    """One entry's outcome, in the JSON shape of `kb verify --json`."""
+
+    id: str
+    reproduce: str | None
+    ran: bool = False
+    reproduced: bool | None = None
+    matched: bool | None = None
+    error: dict | None = None
+    fixes: list[dict] = field(default_factory=list)
+    dead_ends: list[dict] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # claims that did not hold, in words
+    note: str | None = None  # why it was not run, or what was not tested
+    seconds: float | None = None
+    report: dict | None = field(default=None, repr=False)  # the verification report (for evidence)
+    code: str | None = field(default=None, repr=False)  # the repro that ran
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "reproduce": self.reproduce, "ran": self.ran, "reproduced": self.reproduced,
+                "matched": self.matched, "error": self.error, "fixes": self.fixes, "dead_ends": self.dead_ends,
+                "failures": self.failures, "note": self.note, "seconds": self.seconds}
+
+
+def host_environment() -> dict:
+    """What the host knows about where the repros ran: its own torch and Python, not
+    what a run says about itself."""
+    try:
+        torch = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        torch = None
+    return {"torch": torch, "python": platform.python_version(), "device": "cpu", "source": "kb verify"}
+
+
+def _judge(entry: Entry, report: dict, result: EntryResult) -> None:
+    """Fill `result` from a verification report of the entry's repro."""
+    kb_entry_id = entry.id
+    result.reproduced = bool(report.get("reproduced"))
+    error = report.get("error") or None
+    result.error = {"type": error.get("type"), "message": (error.get("message") or "")[:500],
+                    "entry_id": error.get("entry_id")} if error else None
+    if entry.repro.not_reproducible is not None:
+        # The entry says this no longer raises on our torch: check that it still does not.
+        if result.reproduced:
+            result.failures.append("the repro is marked not_reproducible but raised "
+                                   f"{error.get('type')}: {(error.get('message') or '')[:120]}")
+        return
+    if not result.reproduced:
+        result.failures.append(f"did not reproduce: {report.get('summary') or report.get('exit_reason')}")
+        return
+    result.matched = bool(error) and error.get("entry_id") == kb_entry_id
+    if not result.matched:
+        result.failures.append(f"classified as {error.get('entry_id') or 'no entry'}, not {kb_entry_id}")
+        return
+    items = {w.id: w for w in entry.workarounds} | {d.id: d for d in entry.dead_ends}
+    for row in report.get("fixes") or []:
+        item = items.get(row.get("workaround"))
+        status = row.get("status")
+        if row.get("kind") == "workaround":
+            result.fixes.append({"workaround": row["workaround"], "patch": row.get("patch"), "status": status})
+            if status == "not_applicable" and item is not None and item.applies_when:
+                continue  # a scenario-specific fix: the general repro need not contain its scenario
+            if status != "fixed":
+                result.failures.append(f"workaround {row['workaround']} ({row.get('patch')}): {_said(row)}")
+        elif row.get("kind") == "dead_end":
+            result.dead_ends.append({"id": row["workaround"], "patch": row.get("patch"), "status": status,
+                                     "leads_to": row.get("expected") if row.get("expected") != "not fixed" else None,
+                                     "raised": row.get("new_entry_id")})
+            if row.get("as_expected") is not True:
+                expected = getattr(item, "leads_to", None)
+                want = f"raise {expected}" if expected else "still fail"
+                result.failures.append(f"dead end {row['workaround']} ({row.get('patch')}) should {want}: {_said(row)}")
+
+
+def _said(row: dict) -> str:
+    status = row.get("status")
+    if status == "fixed":
+        return "it ran without an error"
+    if status == "not_applicable":
+        return f"the patch did not apply ({row.get('reason')})"
+    if status in ("still_fails", "new_error"):
+        err = row.get("error") or {}
+        what = row.get("new_entry_id") or f"{err.get('type')}: {(err.get('message') or '')[:100]}"
+        return f"{status} ({what})"
+    return str(status)
+
+
+def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None,
+                 retriever: Callable | None = None) -> EntryResult:
+    repro = entry.repro
+    result = EntryResult(id=entry.id, reproduce=repro.runs_on if repro else None)
+    if repro is None:
+        result.failures.append("the entry has no repro")
+        return result
+    if repro.runs_on not in RUNNABLE_HERE:
+        result.note = f"runs on {repro.runs_on}: not run on this machine"
+        return result
+    started = time.monotonic()
+    report = verify_snippet(repro.code, runner=runner, kb=kb, retriever=retriever, parallel=True)
+    result.seconds = round(time.monotonic() - started, 2)
+    result.ran = True
+    result.report, result.code = report, repro.code
+    _judge(entry, report, result)
+    return result
+
+
+def select_entries(kb: KnowledgeBase, ids: list[str]) -> list[Entry]:
+    """The entries named (ids or aliases), or all of them; an unknown id is a KeyError
+    naming it."""
+    if not ids:
+        return [kb.entries[i] for i in sorted(kb.entries)]
+    chosen, unknown = [], []
+    for name in ids:
+        entry = kb.resolve(name) or kb.resolve(f"pytorch/{name}")
+        if entry is None:
+            unknown.append(name)
+        elif entry not in chosen:
+            chosen.append(entry)
+    if unknown:
+        raise KeyError(", ".join(unknown))
+    return chosen
+
+
+def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner | None = None,
+                     retriever: Callable | None = None,
+                     progress: Callable[[EntryResult, int, int], None] | None = None) -> list[EntryResult]:
+    results = []
+    for n, entry in enumerate(entries, 1):
+        result = verify_entry(entry, kb, runner=runner, retriever=retriever)
+        results.append(result)
+        if progress is not None:
+            progress(result, n, len(entries))
+    return results
+
+
+def summary(results: list[EntryResult]) -> dict[str, Any]:
+    ran = [r for r in results if r.ran]
+    claims = [(r, row) for r in ran for row in (*r.fixes, *r.dead_ends)]
+    return {
+        "entries": len(results),
+        "ran": len(ran),
+        "not_run": len(results) - len(ran),
+        "proven": sum(1 for r in ran if not r.failures),
+        "failed": sum(1 for r in results if r.failures),
+        "patch_claims": len(claims),
+        "patch_claims_failed": sum(len([f for f in r.failures if f.startswith(("workaround", "dead end"))])
+                                   for r in ran),
+    }
