@@ -193,7 +193,7 @@ def test_missing_bubblewrap_raises_sandbox_unavailable(monkeypatch):
 def test_broken_setup_raises_instead_of_running_unsandboxed(sandbox, run_dir_base):
     import dataclasses
     broken = dataclasses.replace(sandbox.layout, python_exe="/nonexistent/python3")
-    box = runner.Sandbox(layout=broken, run_dir_base=str(run_dir_base), use_cgroups=False)
+    box = runner.Sandbox(layout=broken, run_dir_base=str(run_dir_base), use_cgroups=False, allow_rlimit_fallback=True)
     with pytest.raises(SandboxUnavailable, match="could not be set up"):
         box.run("print(1)", limits=LIMITS)
     assert list(run_dir_base.iterdir()) == []
