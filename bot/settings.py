@@ -87,6 +87,15 @@ class Settings(BaseSettings):
                                           "jobs at a time per worker (default one per GPU)", ge=1)
     worker_name: str = _env("TROUBLESHOOT_WORKER_NAME", "", "the worker's Celery node name")
 
+    # --- the sandbox ------------------------------------------------------------------------
+    sandbox_cpus: float = _env("TROUBLESHOOT_SANDBOX_CPUS", 1.0,
+                               "CPU bandwidth of one sandboxed run, in CPUs (cgroup cpu.max / cfs quota)",
+                               gt=0, le=1024)
+    sandbox_rlimit_fallback: bool = _env(
+        "TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK", False,
+        "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
+        "memory; RLIMIT_NPROC is shared per host uid)")
+
     @field_validator("auto_channels", mode="before")
     @classmethod
     def _split_channels(cls, value):
@@ -124,8 +133,12 @@ def _expected(error: dict, info) -> str:
     if kind in ("float_parsing", "int_parsing", "float_type", "int_type", "int_from_float"):
         whole = "whole " if kind.startswith("int") else ""
         return f"not a {whole}number" + (f" (e.g. {default})" if default not in (None, "") else "")
-    if kind in ("greater_than_equal", "greater_than"):
-        return f"must be at least {ctx.get('ge', ctx.get('gt'))}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx.get('ge')}"
+    if kind == "greater_than":
+        return f"must be more than {ctx.get('gt')}"
+    if kind == "less_than_equal":
+        return f"must be at most {ctx.get('le')}"
     if kind == "finite_number":
         return "must be a finite number"
     if kind == "bool_parsing":
@@ -203,3 +216,11 @@ def var_dir() -> Path:
 
 def embedder_name() -> str:
     return get_settings().embedder
+
+
+def sandbox_cpus() -> float:
+    return get_settings().sandbox_cpus
+
+
+def sandbox_rlimit_fallback() -> bool:
+    return get_settings().sandbox_rlimit_fallback

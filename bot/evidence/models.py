@@ -20,6 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import true as sa_true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.store.models import Base, utcnow
@@ -47,6 +48,10 @@ class Verification(Base):
     snippet_sha256: Mapped[str] = mapped_column(String(64), index=True)
     consent: Mapped[bool] = mapped_column(Boolean, default=False)
     snippet: Mapped[str | None] = mapped_column(Text)  # only when consent is true
+    # Who asked: a salted hash (Slack user, or the CLI's OS user); one asker's runs count as one voice.
+    asker: Mapped[str | None] = mapped_column(String(64), index=True)
+    # False when the run cannot be evidence (the snippet read its own source).
+    counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())
 
 
 class VerificationOutcome(Base):
@@ -63,6 +68,7 @@ class VerificationOutcome(Base):
     seconds: Mapped[float | None] = mapped_column(Float)
     peak_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
     peak_gpu_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())  # see Verification.counted
 
 
 class CoverageGap(Base):

@@ -13,10 +13,18 @@ Whether a workaround fixes a given asker's error is a coin with an unknown bias 
                  success, `still_fails` and `new_error` are failures. `not_applicable`
                  (the patch found nothing to change) and `timeout` say nothing about
                  the fix and are not counted. Runs are counted once per distinct
-                 (snippet, torch version, device): running the same snippet again
-                 on the same setup repeats a deterministic experiment and adds no
-                 information, and must not let one person inflate a rate by
-                 clicking twice; the latest outcome of such a repeat stands.
+                 (asker, snippet, torch version, device), where the environment is
+                 the one the sandbox's host mounted (never what the run said about
+                 itself): running the same snippet again on the same setup repeats
+                 a deterministic experiment and adds no information, and must not
+                 let one person inflate a rate by clicking twice; the latest outcome
+                 of such a repeat stands. A run whose snippet read its own source
+                 (`counted` false: it could pass or fail as it liked) is not counted.
+    integrity    failures demote a workaround only when they come from at least
+                 MIN_FAILING_ASKERS distinct askers and MIN_FAILING_SNIPPETS distinct
+                 snippets, and each asker's failures count as one: a hostile snippet,
+                 or one person with many, moves a rate by no outcome at all (they are
+                 `held`, and shown as such), and several people by one each.
     votes        a 👍 on an answer is a success, a 👎 a failure, for the workaround
                  the answer listed first, each with weight VOTE_WEIGHT (0.25): a
                  vote judges the whole answer (the match, the explanation, the
@@ -57,6 +65,8 @@ log = logging.getLogger(__name__)
 VOTE_WEIGHT = 0.25
 REFUTED_BELOW = 0.3
 REFUTED_MIN_FAILURES = 3
+MIN_FAILING_ASKERS = 3  # distinct askers whose failures it takes before failures count
+MIN_FAILING_SNIPPETS = 2  # ... and distinct snippets (one snippet passed around is one experiment)
 SUCCESS = frozenset({"fixed"})
 FAILURE = frozenset({"still_fails", "new_error"})
 NOT_COUNTED = frozenset({"not_applicable", "timeout"})
@@ -83,6 +93,10 @@ class Observations:
     failed: int = 0  # distinct verified runs where it did not (same or another error)
     not_counted: int = 0  # distinct runs that say nothing (not applicable, timeout)
     recorded: int = 0  # outcome rows stored, repeats included
+    held: int = 0  # failures not counted (yet): too few distinct askers or snippets, or a repeat of one asker
+    askers_fixed: int = 0  # distinct askers behind `fixed`
+    askers_failed: int = 0  # distinct askers behind failures (counted or held)
+    not_evidence: int = 0  # outcome rows of runs that read their own source
     torch: set[str] = field(default_factory=set)  # torch versions (major.minor) of counted runs
     devices: set[str] = field(default_factory=set)
     up: int = 0
@@ -97,7 +111,8 @@ class Observations:
 
     def verified(self) -> dict:
         return {"runs": self.runs, "fixed": self.fixed, "failed": self.failed,
-                "torch": sorted(self.torch, key=_version_key), "up": self.up, "down": self.down}
+                "torch": sorted(self.torch, key=_version_key), "up": self.up, "down": self.down,
+                "askers_fixed": self.askers_fixed, "askers_failed": self.askers_failed, "held": self.held}
 
 
 @dataclass(frozen=True)
@@ -159,18 +174,24 @@ def load_observations(store) -> dict[Key, Observations]:
     found: dict[Key, Observations] = {}
     latest: dict[Key, dict[tuple, str]] = {}
     versions: dict[Key, dict[tuple, str | None]] = {}
+    kinds: dict[Key, str] = {}
     with store.session() as session:
         rows = session.execute(
             select(VerificationOutcome.entry_id, VerificationOutcome.item_id, VerificationOutcome.status,
-                   Verification.snippet_sha256, Verification.torch, Verification.gpu)
+                   Verification.snippet_sha256, Verification.torch, Verification.gpu, Verification.asker,
+                   Verification.counted, VerificationOutcome.counted, VerificationOutcome.kind)
             .join(Verification, Verification.id == VerificationOutcome.verification_id)
             .where(VerificationOutcome.kind.in_(("workaround", "dead_end")))
             .order_by(Verification.id, VerificationOutcome.id))
-        for entry_id, item_id, status, snippet, torch, gpu in rows:
+        for entry_id, item_id, status, snippet, torch, gpu, asker, counted, outcome_counted, kind in rows:
             key = (entry_id, item_id)
             obs = found.setdefault(key, Observations())
             obs.recorded += 1
-            setup = (snippet, torch or "", gpu or "cpu")
+            kinds[key] = kind
+            if counted is False or outcome_counted is False:
+                obs.not_evidence += 1
+                continue
+            setup = (asker or "", snippet, torch or "", gpu or "cpu")
             latest.setdefault(key, {})[setup] = status  # ordered by id: the latest run of a setup wins
             versions.setdefault(key, {})[setup] = torch_minor(torch)
         votes = session.execute(
@@ -188,19 +209,41 @@ def load_observations(store) -> dict[Key, Observations]:
             obs.down += int(down or 0)
     for key, setups in latest.items():
         obs = found[key]
+        failing: dict[str, list[tuple]] = {}  # asker -> their failing setups
+        fixing: set[str] = set()
         for setup, status in setups.items():
             if status in SUCCESS:
                 obs.fixed += 1
+                fixing.add(setup[0])
             elif status in FAILURE:
-                obs.failed += 1
+                failing.setdefault(setup[0], []).append(setup)
+                continue
             else:
                 obs.not_counted += 1
                 continue
-            minor = versions[key][setup]
-            if minor:
-                obs.torch.add(minor)
-            obs.devices.add(setup[2])
+            _seen(obs, versions[key][setup], setup)
+        obs.askers_fixed = len(fixing)
+        obs.askers_failed = len(failing)
+        total = sum(len(s) for s in failing.values())
+        if kinds.get(key) == "dead_end":
+            # A dead end's failures confirm the knowledge base: one per asker, no quorum.
+            chosen = [s[-1] for s in failing.values()]
+        elif len(failing) >= MIN_FAILING_ASKERS and len({s[1] for ss in failing.values() for s in ss}) \
+                >= MIN_FAILING_SNIPPETS:
+            chosen = [s[-1] for s in failing.values()]  # one failure per asker (their latest setup)
+        else:
+            chosen = []
+        obs.failed += len(chosen)
+        obs.held += total - len(chosen)
+        for setup in chosen:
+            _seen(obs, versions[key][setup], setup)
     return found
+
+
+def _seen(obs: Observations, minor: str | None, setup: tuple) -> None:
+    if minor:
+        obs.torch.add(minor)
+    obs.devices.add(setup[3])
 
 
 def top_workaround(answer_json: str | None, entry_id: str) -> str | None:

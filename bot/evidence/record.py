@@ -18,6 +18,7 @@ logs and returns None when the store fails.
 from __future__ import annotations
 
 import hashlib
+import os
 import logging
 from typing import Any
 
@@ -93,10 +94,25 @@ def snippet_sha256(snippet: str) -> str:
     return hashlib.sha256(snippet.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def cli_asker(store=None) -> str:
+    """The asker behind `troubleshoot verify` on this machine: a salted hash of the OS user."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no name for this uid
+        user = str(os.getuid())
+    store = _store(store)
+    return store.user_hash("cli", user)
+
+
 def record_verification(report: dict, snippet: str, *, consent: bool = False, surface: str = "cli",
-                        answer_id: int | None = None, store=None) -> int | None:
+                        answer_id: int | None = None, store=None, asker: str | None = None) -> int | None:
     """Store one verification report (the `troubleshoot verify --json` document) and a row
     per fix it tried. The snippet's text is kept only with `consent`; its sha256 always.
+    `asker` is a salted hash of who asked (see rates.py: one asker is one voice). A run
+    whose snippet read its own source (`reads_own_source`, decided by the sandbox's
+    supervisor) is stored but not counted.
     Returns the verification's id; None when there was nothing to record (a lost worker)
     or the store failed (logged)."""
     try:
@@ -117,7 +133,8 @@ def record_verification(report: dict, snippet: str, *, consent: bool = False, su
             gpu=_text(env.get("device_name") or env.get("gpu"), 128), python=_text(env.get("python"), 32),
             seconds=_number(report.get("seconds")), peak_memory_bytes=_bytes(report.get("peak_memory_bytes")),
             peak_gpu_memory_bytes=_bytes(report.get("peak_gpu_memory_bytes")),
-            snippet_sha256=snippet_sha256(snippet), consent=bool(consent), snippet=snippet if consent else None)
+            snippet_sha256=snippet_sha256(snippet), consent=bool(consent), snippet=snippet if consent else None,
+            asker=_text(asker, 64), counted=report.get("reads_own_source") is not True)
         fixes = report.get("fixes") if isinstance(report.get("fixes"), list) else []
         with store.session() as session:
             try:
@@ -155,7 +172,8 @@ def _outcome(verification_id: int, entry_id: str | None, fix: Any) -> Verificati
         patch=_text(fix.get("patch"), 64), status=status,
         new_entry_id=_text(fix.get("new_entry_id") or error.get("entry_id"), 128),
         seconds=_number(fix.get("seconds")), peak_memory_bytes=_bytes(fix.get("peak_memory_bytes")),
-        peak_gpu_memory_bytes=_bytes(fix.get("peak_gpu_memory_bytes")))
+        peak_gpu_memory_bytes=_bytes(fix.get("peak_gpu_memory_bytes")),
+        counted=fix.get("reads_own_source") is not True)
 
 
 def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
@@ -165,8 +183,12 @@ def record_cli_verification(args, report: dict, snippet: str, surface: str) -> N
 
     if getattr(args, "no_record", False):
         return
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording reports its own failure below
+        asker = None
     if record_verification(report, snippet, consent=bool(getattr(args, "keep_snippet", False)),
-                           surface=surface) is None and not report.get("worker_lost"):
+                           surface=surface, asker=asker) is None and not report.get("worker_lost"):
         print("troubleshoot verify: the result was not recorded as evidence (see the log); "
               "--no-record skips recording", file=sys.stderr)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from bot.answer.rates import evidence_text, measured_rate, rate_text
-from bot.evidence.rates import (REFUTED_BELOW, REFUTED_MIN_FAILURES, VOTE_WEIGHT, Observations, estimate,
-                                item_rate, load_observations)
+from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
+                                VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
 from bot.kb import model as m
 
 TOP_GAPS = 20
@@ -39,6 +39,8 @@ def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bo
         "prior": None if prior is None else {"rate": prior.rate, "evidence": prior.evidence},
         "runs": obs.runs, "fixed": obs.fixed, "failed": obs.failed, "not_counted": obs.not_counted,
         "recorded": obs.recorded,
+        "askers_fixed": obs.askers_fixed, "askers_failed": obs.askers_failed, "held": obs.held,
+        "not_evidence": obs.not_evidence,
         "torch": obs.verified()["torch"], "devices": sorted(obs.devices),
         "up": 0 if dead_end else obs.up, "down": 0 if dead_end else obs.down,
         "evidence": rate.evidence,
@@ -110,7 +112,8 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
                for (entry_id, item_id), obs in sorted(observations.items()) if (entry_id, item_id) not in known]
     return {"store": {"backend": backend, **totals},
             "model": {"vote_weight": VOTE_WEIGHT, "refuted_below": REFUTED_BELOW,
-                      "refuted_min_failures": REFUTED_MIN_FAILURES},
+                      "refuted_min_failures": REFUTED_MIN_FAILURES, "min_failing_askers": MIN_FAILING_ASKERS,
+                      "min_failing_snippets": MIN_FAILING_SNIPPETS},
             "entries": entries, "unknown_items": unknown, "coverage_gaps": gaps}
 
 
@@ -126,6 +129,22 @@ def _item_line(item: dict) -> str:
     prior is never printed as a percentage."""
     shown = f"{item['measured']:.0%}" if item.get("measured") is not None else "-"
     return f"    {shown:>4}  {item['id']}: {item['rate_text']}"
+
+
+def _askers_suffix(item: dict) -> str:
+    """How many askers stand behind the figure (issue 11), where there is evidence."""
+    if not (item["askers_fixed"] or item["askers_failed"] or item["not_evidence"]):
+        return ""
+    return f" ({_askers_text(item)})"
+
+
+def _askers_text(item: dict) -> str:
+    text = f"askers: {item['askers_fixed']} fixed, {item['askers_failed']} failed"
+    if item["held"]:
+        text += f"; {item['held']} failure(s) held until {MIN_FAILING_ASKERS} askers report one"
+    if item["not_evidence"]:
+        text += f"; {item['not_evidence']} run(s) not counted (read their own source)"
+    return text
 
 
 def format_stats(doc: dict) -> str:
@@ -147,7 +166,7 @@ def format_stats(doc: dict) -> str:
             out.append("  workarounds (share of verified runs that fixed it):")
         for item in entry["workarounds"]:
             mark = "  REFUTED: shown as a dead end" if item["refuted"] else ""
-            out.append(_item_line(item) + mark)
+            out.append(_item_line(item) + _askers_suffix(item) + mark)
         if entry["dead_ends"]:
             out.append("  dead ends (share of verified runs that still failed):")
         for item in entry["dead_ends"]:

@@ -13,7 +13,10 @@ The sandbox's root is an empty tmpfs (made read-only at the end) holding only:
 - a new /proc and a minimal /dev (plus the assigned GPU's nodes),
 - fresh size-limited tmpfs for /tmp, the home folder and /dev/shm,
 - the harness (read-only) and the snippet and its files (copied into the home folder),
-- the one result file, bind-mounted read-write at /run/troubleshoot/result.json.
+- nothing writable from the host: the harness reports through a memfd the host made
+  (see harness.py), so there is no result file on the host's disk.
+The harness runs as the pid namespace's init (--as-pid-1): it supervises the snippet's
+process and reports its real wait status.
 The project checkout, home directories, /usr/local and the worker's files are not
 bound, so they do not exist inside.
 """
@@ -37,7 +40,6 @@ HARNESS_PATH = f"{OPT}/harness.py"
 VENV = f"{OPT}/venv"
 VENV_PYTHON = f"{VENV}/bin/python"
 EXTRA_SITE_PATH = f"{OPT}/site-packages"
-RESULT_PATH = "/run/troubleshoot/result.json"
 SNIPPET_NAME = "snippet.py"
 SNIPPET_PATH = f"{HOME}/{SNIPPET_NAME}"
 
@@ -107,7 +109,6 @@ class Spec:
 
     layout: HostLayout
     tmp_bytes: int
-    result_file: str
     harness_config: str
     seccomp_fd: int
     harness_fd: int
@@ -153,7 +154,7 @@ def build_args(spec: Spec) -> list[str]:
     def src(path: str) -> str:
         return spec.staged.get(path, path)
 
-    a: list[str] = [*NAMESPACES, "--disable-userns", "--die-with-parent", "--new-session",
+    a: list[str] = [*NAMESPACES, "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
                     "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID),
                     "--hostname", "sandbox"]
     for d in lay.usr_dirs:
@@ -182,7 +183,6 @@ def build_args(spec: Spec) -> list[str]:
     for path, fd in spec.file_fds.items():
         a += ["--file", str(fd), path]
     a += ["--perms", "0444", "--ro-bind-data", str(spec.harness_fd), HARNESS_PATH]
-    a += ["--bind", spec.result_file, RESULT_PATH]
     a += ["--remount-ro", "/", "--chdir", HOME]
     a += ["--seccomp", str(spec.seccomp_fd)]
     return a
@@ -195,10 +195,10 @@ def command(spec: Spec) -> list[str]:
     return ["--", python, "-s", "-B", HARNESS_PATH, spec.harness_config]
 
 
-def harness_config(layout: HostLayout, gpu: str | None, ready_fd: int) -> dict:
+def harness_config(layout: HostLayout, gpu: str | None, ready_fd: int, report_fd: int) -> dict:
     extra = site_packages_in_sandbox(layout)[1:]  # Python adds the first one itself
-    return {"snippet": SNIPPET_PATH, "result": RESULT_PATH, "site_packages": extra, "gpu": gpu,
-            "ready_fd": ready_fd}
+    return {"snippet": SNIPPET_PATH, "site_packages": extra, "gpu": gpu,
+            "ready_fd": ready_fd, "report_fd": report_fd}
 
 
 def find_bwrap() -> str | None:

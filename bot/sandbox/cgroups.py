@@ -190,6 +190,11 @@ class CgroupRun:
     def set_limits(self, memory_bytes: int, max_processes: int) -> None:
         raise NotImplementedError
 
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        """Limit the run to `cpus` CPUs of bandwidth; returns how (for the report), or
+        None where this cgroup has no cpu controller."""
+        return None
+
     def pids(self) -> set[int]:
         raise NotImplementedError
 
@@ -202,6 +207,10 @@ class CgroupRun:
 
     def peak_memory(self) -> int | None:
         raise NotImplementedError
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process of the run (None where not accounted)."""
+        return None
 
     def remove(self) -> None:
         raise NotImplementedError
@@ -238,6 +247,16 @@ class V1Run(CgroupRun):
         if os.path.exists(memsw):  # memory+swap equal to memory: no swapping out of the limit
             _write(memsw, str(memory_bytes))
         _write(os.path.join(self.dirs["pids"], "pids.max"), str(max_processes))
+
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        d = self.dirs.get("cpu")
+        if not d:
+            return None
+        period = 100_000
+        quota = max(1000, int(cpus * period))
+        _write(os.path.join(d, "cpu.cfs_period_us"), str(period))
+        _write(os.path.join(d, "cpu.cfs_quota_us"), str(quota))
+        return f"cpu {cpus:g} CPU (cgroup v1 cpu.cfs_quota_us {quota} per {period} us)"
 
     def pids(self) -> set[int]:
         out: set[int] = set()
@@ -278,8 +297,19 @@ class V1Run(CgroupRun):
             return False
 
     def peak_memory(self) -> int | None:
+        # Charged to the cgroup: anonymous memory, page cache, tmpfs/shm pages and (on
+        # current kernels) kernel memory such as the inodes of a tmpfs file flood.
         try:
             return int(_read(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes")))
+        except (OSError, ValueError):
+            return None
+
+    def cpu_seconds(self) -> float | None:
+        d = self.dirs.get("cpuacct")
+        if not d:
+            return None
+        try:
+            return int(_read(os.path.join(d, "cpuacct.usage"))) / 1e9
         except (OSError, ValueError):
             return None
 
@@ -314,6 +344,14 @@ class V2Run(CgroupRun):
         if self.fs.exists(self._file("memory.swap.max")):  # absent without swap accounting
             self.fs.write(self._file("memory.swap.max"), "0")
         self.fs.write(self._file("pids.max"), str(max_processes))
+
+    def set_cpu_quota(self, cpus: float) -> str | None:
+        if not self.fs.exists(self._file("cpu.max")):  # the cpu controller is not delegated here
+            return None
+        period = 100_000
+        quota = max(1000, int(cpus * period))
+        self.fs.write(self._file("cpu.max"), f"{quota} {period}")
+        return f"cpu {cpus:g} CPU (cgroup v2 cpu.max {quota} {period})"
 
     def pids(self) -> set[int]:
         try:
@@ -355,6 +393,10 @@ class V2Run(CgroupRun):
             return int(self.fs.read(self._file("memory.peak")))
         except (OSError, ValueError):
             return None
+
+    def cpu_seconds(self) -> float | None:
+        usec = _read_int_field(self._file("cpu.stat"), "usage_usec", self.fs)
+        return None if usec is None else usec / 1e6
 
     def remove(self) -> None:
         _rmdir_retry(self.path, fs=self.fs)
@@ -567,10 +609,11 @@ def _try_v2(mounts: list[Mount], own: dict[str, str], group: str,
 
 def _try_v1(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backend | None, str]:
     parents: dict[str, str] = {}
-    for controller in ("memory", "pids", "freezer"):
+    optional = ("freezer", "cpu", "cpuacct")  # used where they can be had
+    for controller in ("memory", "pids", *optional):
         m = next((m for m in mounts if m.fstype == "cgroup" and controller in m.super_options), None)
         if m is None or controller not in own:
-            if controller == "freezer":
+            if controller in optional:
                 continue
             return None, f"no cgroup v1 {controller} hierarchy"
         parent = os.path.join(m.point, _relative(own[controller], m.root), group)
@@ -579,7 +622,7 @@ def _try_v1(mounts: list[Mount], own: dict[str, str], group: str) -> tuple[Backe
             if not os.access(parent, os.W_OK):
                 raise PermissionError(errno.EACCES, "not writable")
         except OSError as e:
-            if controller == "freezer":
+            if controller in optional:
                 continue
             return None, f"cgroup v1 {controller} at {os.path.dirname(parent)} cannot be written ({e.strerror})"
         parents[controller] = parent

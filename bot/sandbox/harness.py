@@ -1,21 +1,35 @@
-"""The program that runs INSIDE the sandbox: it runs the snippet as `__main__` and
-writes a JSON result for the host.
+"""The program that runs INSIDE the sandbox, as its pid 1 (bwrap --as-pid-1): a small
+supervisor that runs the snippet in a child process and reports how that child ended.
 
 It imports nothing from the project (the checkout is not visible in the sandbox) and
 takes its settings as one JSON argument:
-    {"snippet": path, "result": path, "site_packages": [dirs], "gpu": index or null,
-     "ready_fd": fd}
-The harness writes one byte to `ready_fd` and closes it before the snippet runs: that
-byte is the host's proof that the sandbox was set up (the snippet cannot forge it).
+    {"snippet": path, "site_packages": [dirs], "gpu": index or null,
+     "ready_fd": fd, "report_fd": fd}
 
-The snippet runs in this same process, so it can tamper with what is written here;
-the host therefore treats the result as untrusted data and trusts only what it
-measures itself (exit status, wall time, cgroup counters).
+Who can write what:
+- `ready_fd`: one byte before anything else, the host's proof that the sandbox was set up.
+- `report_fd` (a memfd the host made): the supervisor's report, written after the child
+  is reaped. The child closes this descriptor before any snippet code runs, and the
+  supervisor makes itself non-dumpable, so nothing of the run can reach it again
+  (/proc/1/fd and /proc/1/mem need ptrace access; ptrace, pidfd_getfd and
+  process_vm_writev are denied by seccomp). The supervisor is the pid namespace's init:
+  the kernel drops signals sent to it from inside unless it handles them, and it
+  handles only SIGUSR1 (the "read its own source" flag below) and ignores SIGINT.
+- What the supervisor reports is what it observed: the child's wait status (exit code
+  or signal, core dump), its resource usage from wait4 (CPU time, peak RSS) and the
+  time from fork to reaping. The child's own account (the exception it raised) is
+  passed on as `child_report`, raw: the host parses it as untrusted data.
+- The child installs an audit hook before the snippet runs: when code of the snippet
+  opens the snippet's own file (by any path: the inode is compared), or takes the code
+  object of a function or frame, the hook signals the supervisor at once (SIGUSR1 to
+  pid 1); a signal already sent cannot be taken back by the snippet. The host then
+  marks the run `reads_own_source` and evidence does not count it.
 """
 
 import json
 import os
 import resource
+import signal
 import site
 import sys
 import time
@@ -25,14 +39,18 @@ import types
 # Held before the snippet runs, so that a snippet that replaces them in their modules
 # does not take the result writing with it by accident.
 _dumps = json.dumps
-_open = os.open
 _exit = os._exit
 _perf = time.perf_counter
-_getrusage = resource.getrusage
+_kill = os.kill
+_stat = os.stat
+_getframe = sys._getframe
 
 MAX_MESSAGE = 8192
 MAX_TRACEBACK = 65536
 MAX_FRAMES = 200
+MAX_CHILD_REPORT = 1 << 20
+PR_SET_DUMPABLE = 4
+# The first lines of an exception message, the part the host reads (MAX_MESSAGE).
 
 
 def _frames(exc, snippet, workdir):
@@ -75,65 +93,80 @@ def _error(exc, snippet, workdir):
     }
 
 
-def _torch_version_without_import():
-    """torch's version for a snippet that did not import it: read from torch/version.py
-    (importing torch takes seconds, importlib.metadata tens of milliseconds)."""
-    import importlib.util
-    import re
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        try:
-            with open(os.path.join(folder, "version.py"), encoding="utf-8") as f:
-                m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", f.read(), re.M)
-        except OSError:
-            continue
-        if m:
-            return m.group(1)
-    return None
+def _set_dumpable(value):
+    """prctl(PR_SET_DUMPABLE): 0 makes /proc/<pid>/fd, mem, environ ... of this process
+    unreachable for processes without CAP_SYS_PTRACE, its own children included."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
-def _environment(config):
-    env = {
-        "python": sys.version.split()[0],
-        "torch": None,
-        "cuda_available": None,
-        "device_name": None,
-        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-    }
-    torch = sys.modules.get("torch")
-    peak_gpu = None
+# --- the child: runs the snippet -------------------------------------------------------------
+
+def _audit_hook(snippet, workdir):
+    """Signal the supervisor when the snippet's own code reads the snippet's source."""
     try:
-        if torch is None:
-            env["torch"] = _torch_version_without_import()
-        else:
-            env["torch"] = str(torch.__version__)
-            env["cuda_available"] = bool(torch.cuda.is_available())
-            if torch.cuda.is_initialized():
-                env["device_name"] = torch.cuda.get_device_name()
-                peak_gpu = max(torch.cuda.max_memory_allocated(d) for d in range(torch.cuda.device_count()))
-    except Exception:
-        pass
-    return env, peak_gpu
+        st = _stat(snippet)
+        ident = (st.st_dev, st.st_ino)
+    except OSError:
+        ident = None
+    told = [False]
+    busy = [False]  # the hook's own frame walk raises audit events too
+    benign = ("/traceback.py", "/logging/__init__.py", "/warnings.py", "/pdb.py", "/bdb.py")
+    code_attrs = frozenset(("__code__", "f_code", "gi_code", "cr_code", "ag_code"))
 
+    def from_snippet():
+        f = _getframe(3)  # from_snippet <- check <- hook <- the code that raised the event
+        while f is not None:
+            name = f.f_code.co_filename
+            if name == snippet or name.startswith(workdir + "/"):
+                return True
+            # A library (torch.jit reading source is its business), or a module that
+            # only shows code the snippet cannot take back (tracebacks, logging, warnings).
+            if "site-packages" in name or name.endswith(benign):
+                return False
+            f = f.f_back
+        return False
 
-def main():
-    config = json.loads(sys.argv[1])
-    ready_fd = config.get("ready_fd")
-    if isinstance(ready_fd, int):
+    def hook(event, args):
+        if told[0] or busy[0]:
+            return
+        busy[0] = True
         try:
-            os.write(ready_fd, b"1")
+            if not check(event, args):
+                return
         finally:
-            os.close(ready_fd)
+            busy[0] = False
+        told[0] = True
+        try:
+            _kill(1, signal.SIGUSR1)
+        except OSError:
+            pass
+
+    def check(event, args):
+        if event == "open":
+            path = args[0]
+            if ident is None or not isinstance(path, (str, bytes)):
+                return False
+            try:
+                st = _stat(path)
+            except (OSError, ValueError):
+                return False
+            return (st.st_dev, st.st_ino) == ident and from_snippet()
+        if event == "object.__getattr__":
+            return len(args) >= 2 and args[1] in code_attrs and from_snippet()
+        if event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents"):
+            return from_snippet()
+        return False
+    return hook
+
+
+def _child(config, child_fd):
     snippet = config["snippet"]
-    # Opened before the snippet runs, so that a snippet that uses up its file
-    # descriptors or changes directory does not cost the result.
-    result_fd = _open(config["result"], os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     workdir = os.path.dirname(snippet)
     for d in config.get("site_packages", []):  # beyond the venv's own, which Python adds
         site.addsitedir(d)
-
     with open(snippet, encoding="utf-8", errors="surrogateescape") as f:
         source = f.read()
     module = types.ModuleType("__main__")
@@ -142,12 +175,14 @@ def main():
     sys.modules["__main__"] = module
     sys.argv = [snippet]
     sys.path[0] = workdir
+    sys.addaudithook(_audit_hook(snippet, workdir))
 
     error = None
     exit_code = 0
-    started = _perf()
     try:
-        exec(compile(source, snippet, "exec"), module.__dict__)
+        code = compile(source, snippet, "exec")
+        del source
+        exec(code, module.__dict__)
     except SystemExit as e:
         code = e.code
         if code is None or code == 0:
@@ -166,35 +201,100 @@ def main():
             sys.stderr.write(error["traceback"])
         except Exception:
             pass
-    seconds = _perf() - started
-
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:
             pass
-    env, peak_gpu = _environment(config)
-    usage = _getrusage(resource.RUSAGE_SELF).ru_maxrss + _getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = {
-        "exit_code": exit_code,
-        "error": error,
-        "snippet_seconds": seconds,
-        "peak_rss_bytes": usage * 1024,
-        "peak_gpu_memory_bytes": peak_gpu,
-        "environment": env,
-    }
     try:
-        data = _dumps(result, default=str).encode()
-        os.ftruncate(result_fd, 0)
+        data = _dumps({"exit_code": exit_code, "error": error}, default=str).encode("utf-8", "replace")
+        os.ftruncate(child_fd, 0)
         view = memoryview(data)
         offset = 0
         while offset < len(data):
-            offset += os.pwrite(result_fd, view[offset:], offset)
+            offset += os.pwrite(child_fd, view[offset:], offset)
     except Exception:
-        pass  # the host falls back to the exit status
+        pass  # the supervisor still reports the exit status
     # Exit at once: atexit handlers and leftover threads of the snippet do not get to
-    # run after the result is written.
+    # run after the report is written.
     _exit(exit_code)
+
+
+# --- the supervisor (pid 1) ------------------------------------------------------------------
+
+def _status(status):
+    if os.WIFSIGNALED(status):
+        return {"exited": None, "signal": os.WTERMSIG(status), "core_dumped": bool(os.WCOREDUMP(status))}
+    if os.WIFEXITED(status):
+        return {"exited": os.WEXITSTATUS(status), "signal": None, "core_dumped": False}
+    return {"exited": None, "signal": None, "core_dumped": False}
+
+
+def _read_child_report(fd):
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0 or size > MAX_CHILD_REPORT:
+            return None
+        data = os.pread(fd, size, 0)
+        return data.decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    ready_fd = config.get("ready_fd")
+    report_fd = config["report_fd"]
+    if isinstance(ready_fd, int):
+        try:
+            os.write(ready_fd, b"1")
+        finally:
+            os.close(ready_fd)
+    _set_dumpable(0)
+    flags = {"reads_own_source": False}
+
+    def flagged(_signum, _frame):
+        flags["reads_own_source"] = True
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGUSR1, flagged)
+    child_fd = os.memfd_create("child-report")  # close-on-exec: programs the snippet starts lack it
+
+    started = _perf()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(report_fd)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+            _set_dumpable(1)
+        except BaseException:
+            _exit(126)
+        _child(config, child_fd)
+        _exit(1)  # not reached
+    while True:
+        try:
+            _, status, usage = os.wait4(pid, 0)
+            break
+        except ChildProcessError:
+            status, usage = 0, None
+            break
+    seconds = _perf() - started
+    report = {
+        "supervisor": 1,
+        "status": _status(status),
+        "snippet_seconds": seconds,
+        "cpu_seconds": (usage.ru_utime + usage.ru_stime) if usage else None,
+        "max_rss_bytes": usage.ru_maxrss * 1024 if usage else None,
+        "reads_own_source": flags["reads_own_source"],
+        "child_report": _read_child_report(child_fd),
+    }
+    data = _dumps(report).encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(report_fd, view):]
+    # pid 1 exiting ends the pid namespace: whatever the snippet left running is killed.
+    _exit(0)
 
 
 if __name__ == "__main__":

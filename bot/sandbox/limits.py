@@ -24,19 +24,24 @@ class Limits:
     open_files: int = 256
     output_bytes: int = 64 * KiB
     tmp_bytes: int = 256 * MiB  # size of each tmpfs: /tmp, the home directory, /dev/shm
+    # CPU bandwidth (cgroup cpu.max / cfs_quota); None: the setting TROUBLESHOOT_SANDBOX_CPUS (default 1)
+    cpus: float | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "cpu_seconds" and value is None:
+            if f.name in ("cpu_seconds", "cpus") and value is None:
                 continue
-            floats_ok = f.name in ("wall_seconds", "cpu_seconds")
+            floats_ok = f.name in ("wall_seconds", "cpu_seconds", "cpus")
             ok_type = isinstance(value, (int, float)) if floats_ok else isinstance(value, int)
             if isinstance(value, bool) or not ok_type or not value > 0:
                 kind = "a positive number" if floats_ok else "a positive integer"
                 raise ValueError(f"Limits.{f.name} must be {kind}, got {value!r}")
         if self.cpu_seconds is None:
             object.__setattr__(self, "cpu_seconds", self.wall_seconds * CPU_SECONDS_PER_WALL_SECOND)
+        if self.cpus is None:
+            from bot.settings import sandbox_cpus
+            object.__setattr__(self, "cpus", sandbox_cpus())
 
 
 def format_bytes(n: int) -> str:

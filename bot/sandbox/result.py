@@ -1,9 +1,14 @@
-"""The outcome of one run, and reading the harness's result file as untrusted data.
+"""The outcome of one run, and reading what came out of the sandbox as untrusted data.
 
-The result file was written by code the snippet could control. It is opened without
-following symlinks, must be a regular file of bounded size, and every field is
-checked for type and clamped before it is used; anything else is as good as no
-result, and the exit reason then comes from the process status alone.
+Two documents come back from a run (see harness.py):
+- the supervisor's report, in a memfd the host made (no file on the host's disk, no
+  path anyone can open): the child's wait status, its rusage, the time it took and
+  whether it read its own source. Only the supervisor can write there;
+- inside it, the child's own account (`child_report`: exit code and the exception it
+  raised), which the snippet could have written itself: data, never a verdict.
+Both are size-capped and every field is checked for type and clamped before use;
+anything else is as good as no report, and the exit reason then comes from what the
+host saw alone (its deadline, the cgroup's OOM counter, bwrap's status).
 """
 
 from __future__ import annotations
@@ -34,8 +39,11 @@ class RunResult:
     environment: dict[str, Any]
     limits: list[str]
     sandbox: dict[str, Any]
-    snippet_seconds: float | None = None  # the snippet's own run time, as the harness measured it
+    snippet_seconds: float | None = None  # from fork to reaping of the snippet's process (the supervisor's clock)
     notes: list[str] = field(default_factory=list)  # e.g. "no result from the harness"
+    exit_detail: str = ""  # how the run ended, in words, from what the host observed
+    cpu_seconds: float | None = None  # CPU time of the whole run (cgroup cpuacct), else of the snippet's process tree
+    reads_own_source: bool = False  # the snippet's code read its own source: not counted as evidence
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,32 +114,57 @@ def _error(v: Any) -> dict[str, Any] | None:
     }
 
 
-def _environment(v: Any) -> dict[str, Any]:
-    v = v if isinstance(v, dict) else {}
-    ca = v.get("cuda_available")
-    return {
-        "python": _str(v.get("python"), 50),
-        "torch": _str(v.get("torch"), 100),
-        "cuda_available": ca if isinstance(ca, bool) else None,
-        "device_name": _str(v.get("device_name"), 200),
-    }
-
-
-def parse_result(data: bytes | None) -> dict[str, Any] | None:
-    """The harness result with every field checked, or None if it is not one."""
+def _json(data: bytes | str | None) -> Any:
     if not data:
         return None
     try:
-        raw = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+        return json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+def parse_result(data: bytes | str | None) -> dict[str, Any] | None:
+    """The child's own account (exit code, exception) with every field checked, or None
+    if it is not one. Written by code the snippet controls: data only."""
+    raw = _json(data)
     if not isinstance(raw, dict) or _int(raw.get("exit_code")) is None:
         return None
+    return {"exit_code": _int(raw.get("exit_code")), "error": _error(raw.get("error"))}
+
+
+def _status(v: Any) -> dict[str, Any] | None:
+    if not isinstance(v, dict):
+        return None
+    exited, sig = _int(v.get("exited")), _int(v.get("signal"))
+    if (exited is None) == (sig is None) or (exited is not None and exited > 255) or (sig is not None and sig > 64):
+        return None
+    return {"exited": exited, "signal": sig, "core_dumped": v.get("core_dumped") is True}
+
+
+def parse_supervisor(data: bytes | None) -> dict[str, Any] | None:
+    """The supervisor's report (see harness.py), checked; None when missing or malformed."""
+    raw = _json(data)
+    if not isinstance(raw, dict) or raw.get("supervisor") != 1:
+        return None
+    status = _status(raw.get("status"))
+    if status is None:
+        return None
+    child = raw.get("child_report")
     return {
-        "exit_code": _int(raw.get("exit_code")),
-        "error": _error(raw.get("error")),
+        "status": status,
         "snippet_seconds": _num(raw.get("snippet_seconds")),
-        "peak_rss_bytes": _int(raw.get("peak_rss_bytes")),
-        "peak_gpu_memory_bytes": _int(raw.get("peak_gpu_memory_bytes")),
-        "environment": _environment(raw.get("environment")),
+        "cpu_seconds": _num(raw.get("cpu_seconds")),
+        "max_rss_bytes": _int(raw.get("max_rss_bytes")),
+        "reads_own_source": raw.get("reads_own_source") is True,
+        "child": parse_result(child) if isinstance(child, str) and len(child) <= MAX_RESULT_BYTES else None,
     }
+
+
+def read_memfd(fd: int, max_bytes: int = MAX_RESULT_BYTES) -> bytes | None:
+    """The contents of a memfd the host made and the sandbox wrote, or None when larger
+    than `max_bytes`."""
+    size = os.fstat(fd).st_size
+    if size > max_bytes:
+        return None
+    return os.pread(fd, size, 0) if size else b""

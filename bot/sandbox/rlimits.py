@@ -34,7 +34,10 @@ def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: b
                f"file size {format_bytes(limits.file_size_bytes)} (RLIMIT_FSIZE)"),
         RLimit("RLIMIT_NOFILE", resource.RLIMIT_NOFILE, limits.open_files, limits.open_files,
                f"open files {limits.open_files} (RLIMIT_NOFILE)"),
-        RLimit("RLIMIT_CORE", resource.RLIMIT_CORE, 0, 0, "core dumps off (RLIMIT_CORE=0)"),
+        # (1, 1), not (0, 0): where the host pipes core dumps to a helper (apport,
+        # systemd-coredump) the kernel ignores a limit of 0 but skips the dump at 1
+        # (core(5)); a 1-byte core file is never written either.
+        RLimit("RLIMIT_CORE", resource.RLIMIT_CORE, 1, 1, "core dumps off (RLIMIT_CORE=1: no file, no piped dump)"),
     ]
     notes: list[str] = []
     if not memory_by_cgroup:
@@ -42,10 +45,12 @@ def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: b
             notes.append("memory: NOT enforced (no writable cgroup, and an address-space limit would break CUDA)")
         else:
             out.append(RLimit("RLIMIT_AS", resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes,
-                              f"memory {format_bytes(limits.memory_bytes)} (RLIMIT_AS address space, fallback: no writable cgroup)"))
+                              f"memory {format_bytes(limits.memory_bytes)} (RLIMIT_AS address space, fallback: no writable cgroup; "
+                              f"tmpfs pages and kernel memory are NOT counted)"))
     if not pids_by_cgroup:
         n = limits.max_processes
-        described: str | None = f"processes {n} (RLIMIT_NPROC, fallback: no writable cgroup)"
+        described: str | None = (f"processes {n} (RLIMIT_NPROC, fallback: no writable cgroup; one budget for "
+                                 f"every process of the sandbox's host uid, concurrent runs included)")
         if host_root:
             # The kernel exempts processes of the initial namespace's root from
             # RLIMIT_NPROC; only when the sandbox's user is host root (see privileges.py).

@@ -23,14 +23,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bwrap, cgroups, environment, gpu as gpu_mod, privileges, rlimits, seccomp
+from . import bwrap, cgroups, environment, facts, gpu as gpu_mod, privileges, rlimits, seccomp
 from .limits import Limits, format_bytes, format_seconds
-from .result import RunResult, parse_result, read_untrusted_file
+from .result import RunResult, parse_supervisor, read_memfd
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 MAX_FILES = 32
-RESULT_NAME = "result.json"
 RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
@@ -197,11 +196,19 @@ class Sandbox:
     # The host user bwrap runs as when the worker is root (never root itself: see privileges.py).
     host_uid: int = privileges.DEFAULT_UID
     host_gid: int = privileges.DEFAULT_GID
+    # Run with rlimits alone where no cgroup can be written; None: the setting
+    # TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK (off: such runs are refused, see bot/settings.py).
+    allow_rlimit_fallback: bool | None = None
+    # rlimit fallback with a root worker: each concurrent run gets its own host uid from
+    # this range, so that RLIMIT_NPROC (counted per uid) is a budget of that run alone.
+    fallback_uids: tuple[int, int] = (3_000_000, 3_000_000 + 65_536)
     _backend: cgroups.Backend | None = field(default=None, init=False, repr=False)
     _seccomp: bytes = field(default=b"", init=False, repr=False)
     _harness: bytes = field(default=b"", init=False, repr=False)
     _drop: privileges.Drop | None = field(default=None, init=False, repr=False)
     _to_stage: list[str] = field(default_factory=list, init=False, repr=False)
+    _uids_in_use: set[int] = field(default_factory=set, init=False, repr=False)
+    _uid_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         ok, why = sandbox_available()
@@ -209,6 +216,9 @@ class Sandbox:
             raise SandboxUnavailable(f"cannot sandbox snippets here: {why}")
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
+        if self.allow_rlimit_fallback is None:
+            from bot.settings import sandbox_rlimit_fallback
+            self.allow_rlimit_fallback = sandbox_rlimit_fallback()
         if not self.use_cgroups:
             self._backend = cgroups.Backend(None, "cgroups turned off")
         else:
@@ -228,6 +238,20 @@ class Sandbox:
                 raise ValueError(f"run_dir_base {base} cannot be reached by uid {self.host_uid}, the sandbox's "
                                  f"host user: use a folder that every user may traverse (such as /tmp)")
 
+    def _take_uid(self) -> int:
+        """A host uid of the fallback range that no run of this worker uses now (the
+        offset by pid keeps the workers of one host apart)."""
+        low, high = self.fallback_uids
+        span = high - low
+        start = (os.getpid() * 64) % span
+        with self._uid_lock:
+            for i in range(span):
+                uid = low + (start + i) % span
+                if uid not in self._uids_in_use:
+                    self._uids_in_use.add(uid)
+                    return uid
+        raise SandboxUnavailable("no free uid left in the fallback range")
+
     def host_user(self) -> str:
         if self._drop:
             return f"host user: uid {self._drop.uid} (bwrap started unprivileged; the worker is root)"
@@ -245,21 +269,41 @@ class Sandbox:
         files = _check_inputs(code, files, limits)
         gpu_plan = gpu_mod.plan(gpu, dev_dir=self.dev_dir, driver_dir=self.gpu_driver_dir) if gpu is not None else None
 
+        if not self._backend.version and not self.allow_rlimit_fallback:
+            raise SandboxUnavailable(
+                f"refusing to run the snippet: no writable cgroup here ({self._backend.reason}). Without one, "
+                f"memory is held by RLIMIT_AS alone (it does not count tmpfs pages or kernel memory) and the "
+                f"process limit RLIMIT_NPROC is one budget for every process of the sandbox's host uid, shared "
+                f"by concurrent runs. Give the worker a writable cgroup (memory and pids controllers), or set "
+                f"TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK=1 to run with rlimits only.")
         fds: list[int] = []
+        run_uid: int | None = None
+        cpu_how: str | None = None
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
-        run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base)
+        report_fd: int | None = None
+        # A per-run folder only for staging mount points (a root worker whose Python is
+        # out of the sandbox user's reach): nothing of the run is written there.
+        run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
+            if self._to_stage else None
         try:
             if self._backend.version:
                 try:
                     cg = self._backend.create_run()
                     cg.set_limits(limits.memory_bytes, limits.max_processes)
+                    cpu_how = cg.set_cpu_quota(limits.cpus)
                 except OSError as e:
                     raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
             rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
                                         pids_by_cgroup=cg is not None,
                                         host_root=self._drop is None and os.geteuid() == 0)
-            result_file, drop, staged = self._prepare_run_dir(run_dir, gpu_plan)
+            drop, staged = self._prepare_run_dir(run_dir, gpu_plan)
+            if drop is not None and cg is None:
+                run_uid = self._take_uid()
+                drop = privileges.Drop(run_uid, drop.gid, drop.groups, drop.stage)
+                rl_notes = rl_notes + [f"host uid {run_uid} for this run alone (fallback range "
+                                       f"{self.fallback_uids[0]}-{self.fallback_uids[1] - 1}): RLIMIT_NPROC "
+                                       f"counts this run's processes only"]
 
             def memfd(name: str, data: bytes) -> int:
                 fds.append(_memfd(name, data))
@@ -267,12 +311,15 @@ class Sandbox:
 
             ready_r, ready_w = os.pipe()
             fds += [ready_r, ready_w]
+            # The supervisor's report: a memfd of the host's, never a file on its disk.
+            report_fd = os.memfd_create("report")
             file_fds = {bwrap.SNIPPET_PATH: memfd("snippet", code.encode("utf-8", "surrogateescape"))}
             for name, data in files.items():
                 file_fds[f"{environment.HOME}/{name}"] = memfd("file", bytes(data))
             spec = bwrap.Spec(
-                layout=self.layout, tmp_bytes=limits.tmp_bytes, result_file=result_file,
-                harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None, ready_w)),
+                layout=self.layout, tmp_bytes=limits.tmp_bytes,
+                harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None,
+                                                               ready_w, report_fd)),
                 seccomp_fd=memfd("seccomp", self._seccomp),
                 harness_fd=memfd("harness", self._harness),
                 data_fds={path: memfd("data", data)
@@ -291,7 +338,7 @@ class Sandbox:
                     # the host path of the binary is none of its business.
                     ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    env=env, pass_fds=[fd for fd in fds if fd != ready_r],
+                    env=env, pass_fds=[fd for fd in fds if fd != ready_r] + [report_fd],
                     preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
                 )
             except (OSError, subprocess.SubprocessError) as e:
@@ -314,15 +361,14 @@ class Sandbox:
                 text = got.output.decode("utf-8", "replace").strip()
                 raise SandboxUnavailable(f"the sandbox could not be set up (bwrap exit {proc.returncode}): {text[-2000:]}")
 
-            dir_fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-            try:
-                parsed = parse_result(read_untrusted_file(dir_fd, RESULT_NAME))
-            finally:
-                os.close(dir_fd)
-
+            report = parse_supervisor(read_memfd(report_fd))
             oom = cg.oom_killed() if cg is not None else False
-            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan)
-            return _result(proc.returncode, got, parsed, oom, wall, cg, env, gpu_plan, enforced,
+            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan, cpu_how)
+            host_env = facts.environment(self.layout.site_packages or [self.layout.python_prefix],
+                                         gpu_index=gpu_plan.index if gpu_plan else None,
+                                         cuda_visible=env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
+                                         driver_dir=self.gpu_driver_dir)
+            return _result(proc.returncode, got, report, oom, wall, cg, host_env, enforced, limits, rl,
                            {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
                             "cgroups": self._backend.version or "none"})
         finally:
@@ -331,7 +377,7 @@ class Sandbox:
                 proc.wait()
             if proc is not None and proc.stdout and not proc.stdout.closed:
                 proc.stdout.close()
-            for fd in fds:
+            for fd in fds + ([report_fd] if report_fd is not None else []):
                 try:
                     os.close(fd)
                 except OSError:
@@ -342,21 +388,22 @@ class Sandbox:
                     cg.remove()
                 except OSError:
                     pass  # reported above when processes survived; never mask the first error
-            shutil.rmtree(run_dir, ignore_errors=True)
+            if run_dir is not None:
+                shutil.rmtree(run_dir, ignore_errors=True)
+            if run_uid is not None:
+                with self._uid_lock:
+                    self._uids_in_use.discard(run_uid)
 
-    def _prepare_run_dir(self, run_dir: str, gpu_plan: gpu_mod.GpuPlan | None
-                         ) -> tuple[str, privileges.Drop | None, dict[str, str]]:
-        """The empty result file (owned by the sandbox's host user), and the staging
-        mount points for folders that user cannot reach (see privileges.py)."""
-        result_file = os.path.join(run_dir, RESULT_NAME)
-        fd = os.open(result_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            if self._drop is None:
-                return result_file, None, {}
-            os.fchown(fd, self._drop.uid, self._drop.gid)
-        finally:
-            os.close(fd)
-        os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's host user, must reach the result file
+    def _prepare_run_dir(self, run_dir: str | None, gpu_plan: gpu_mod.GpuPlan | None
+                         ) -> tuple[privileges.Drop | None, dict[str, str]]:
+        """Who bwrap runs as, and the staging mount points for folders that user cannot
+        reach (see privileges.py)."""
+        if self._drop is None:
+            return None, {}
+        groups = gpu_plan.groups if gpu_plan else ()
+        if run_dir is None:
+            return privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups)), {}
+        os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's host user, must reach the staging points
         staged: dict[str, str] = {}
         for i, source in enumerate(self._to_stage):
             target = os.path.join(run_dir, f"stage{i}")
@@ -365,11 +412,11 @@ class Sandbox:
             else:
                 os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
             staged[source] = target
-        groups = gpu_plan.groups if gpu_plan else ()
-        return result_file, privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups), tuple(staged.items())), staged
+        return privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups), tuple(staged.items())), staged
 
     def _describe_limits(self, limits: Limits, cg: cgroups.CgroupRun | None, rl: list[rlimits.RLimit],
-                         rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None) -> list[str]:
+                         rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None, cpu_how: str | None = None
+                         ) -> list[str]:
         """Every limit this run had, each with its value and the mechanism behind it."""
         out = [f"wall clock {format_seconds(limits.wall_seconds)} (host deadline; kills the whole process tree)"]
         if cg is not None:
@@ -377,13 +424,17 @@ class Sandbox:
             if self._backend.passed_over:
                 out.append(f"cgroup {self._backend.version} used because {self._backend.passed_over}")
         else:
-            out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown")
+            out.append(f"cgroups: none ({self._backend.reason}); process tree killed by pid namespace teardown; "
+                       f"rlimit fallback allowed by TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK")
+        out.append(cpu_how or "cpu bandwidth: NOT limited (no cgroup cpu controller here); CPU time per process "
+                              "only (RLIMIT_CPU below)")
         out += [r.described for r in rl if r.described] + rl_notes
         out += [
             f"output {format_bytes(limits.output_bytes)} (read from a pipe; the run is killed at the cap)",
             f"tmpfs {format_bytes(limits.tmp_bytes)} each for /tmp, {environment.HOME}, /dev/shm (fresh per run)",
             seccomp.describe(),
-            "network: none (net namespace; only its own loopback)",
+            "network: an empty net namespace (its own loopback only); socket families AF_UNIX, AF_INET, "
+            "AF_INET6, AF_NETLINK only (vsock, packet, alg... refused by seccomp)",
             "namespaces: user, pid, net, ipc, uts, mount, cgroup; uid 65534; no capabilities; no new user namespaces",
             self.host_user(),
             "filesystem: empty read-only root; read-only binds of /usr, the Python install and site-packages only",
@@ -403,46 +454,83 @@ class Sandbox:
             cg.kill_all()
 
 
-def _exit_status(returncode: int, parsed: dict | None) -> tuple[int | None, int | None]:
-    """(exit_code, signal) of the sandboxed program. bwrap exits with the program's
-    code, or 128+N when a signal N killed it; a negative returncode means bwrap itself
-    was killed (by our deadline or the OOM killer)."""
-    if returncode < 0:
-        return None, -returncode
-    if parsed is not None and parsed["exit_code"] == returncode:
-        return returncode, None
-    if 128 < returncode < 128 + 65:
-        return None, returncode - 128
-    return returncode, None
+CPU_LIMIT_SLACK = 0.1  # seconds: rusage is sampled at ticks; SIGXCPU comes at the soft limit
 
 
-def _result(returncode: int, got: _Collected, parsed: dict | None, oom: bool, wall: float,
-            cg: cgroups.CgroupRun | None, env: dict, gpu_plan: gpu_mod.GpuPlan | None,
-            enforced: list[str], sandbox: dict) -> RunResult:
-    exit_code, sig = _exit_status(returncode, parsed)
-    error = parsed["error"] if parsed else None
-    notes = []
+def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int, limits: Limits,
+            rl: list[rlimits.RLimit], memory_by_rlimit: bool) -> tuple[str, int | None, int | None, str, bool]:
+    """(exit_reason, exit_code, signal, exit_detail, error_allowed), from what the host saw:
+    its deadline and output cap, the cgroup's OOM counter, and the supervisor's report of
+    the real wait status. An exit status is never read as a signal."""
+    oom_text = "; the cgroup's OOM killer fired" if oom else ""
     if got.timed_out:
-        reason = "timeout"
-    elif got.truncated:
-        reason = "output_limit"
-    elif sig is not None:
-        reason = "memory" if oom else "timeout" if sig == signal.SIGXCPU else "killed"
-    elif exit_code:
-        reason = "memory" if oom or (error and error["type"] == "MemoryError") else "error"
-    else:
-        reason = "ok"
-    if parsed is None:
-        notes.append("no valid result from the harness; the exit reason comes from the process status")
-        if reason == "error" and error is None:
-            notes.append(f"the program exited with status {exit_code} without a Python exception")
+        return "timeout", None, None, f"the host's deadline of {format_seconds(limits.wall_seconds)} passed; " \
+                                      f"every process of the run was killed{oom_text}", False
+    if got.truncated:
+        return "output_limit", None, None, f"the output passed {format_bytes(limits.output_bytes)}; " \
+                                           f"every process of the run was killed", False
+    if report is None:
+        why = f"bwrap was killed by {facts.signal_name(-returncode)}" if returncode < 0 else \
+            f"bwrap exited with status {returncode}"
+        if oom:
+            return "memory", None, None, f"no report from the supervisor ({why}); the cgroup's OOM killer fired", False
+        return "killed", None, None, f"no report from the supervisor ({why})", False
+    status = report["status"]
+    if status["signal"] is not None:
+        sig = status["signal"]
+        name = facts.signal_name(sig)
+        core = " (core dumped)" if status["core_dumped"] else ""
+        if oom and sig == signal.SIGKILL:
+            return "memory", None, sig, f"killed by SIGKILL{core}: the cgroup's OOM killer fired", False
+        if sig == signal.SIGXCPU:
+            cpu_limit = next((r.soft for r in rl if r.name == "RLIMIT_CPU"), None)
+            used = report["cpu_seconds"]
+            if cpu_limit is not None and used is not None and used + CPU_LIMIT_SLACK >= cpu_limit:
+                return "timeout", None, sig, f"killed by SIGXCPU: its CPU time {used:.2f} s reached the " \
+                                             f"limit of {cpu_limit} s (RLIMIT_CPU)", False
+            used_text = "unknown" if used is None else f"{used:.2f} s"
+            return "killed", None, sig, f"killed by SIGXCPU{core} before the CPU limit (CPU time {used_text}, " \
+                                        f"limit {cpu_limit} s): not the host's limit", False
+        return "killed", None, sig, f"killed by {name} (signal {sig}){core}{oom_text}", False
+    code = status["exited"]
+    if code == 0:
+        return "ok", 0, None, "exited with status 0", True
+    if oom:
+        return "memory", code, None, f"exited with status {code}; the cgroup's OOM killer fired", True
+    child = report["child"]
+    error = child["error"] if child and child["exit_code"] == code else None
+    if memory_by_rlimit and error and error["type"] == "MemoryError":
+        return "memory", code, None, (f"exited with status {code} after a MemoryError (the address-space "
+                                      f"rlimit; the run's own account)"), True
+    return "error", code, None, f"exited with status {code}", True
+
+
+def _result(returncode: int, got: _Collected, report: dict | None, oom: bool, wall: float,
+            cg: cgroups.CgroupRun | None, host_env: dict, enforced: list[str], limits: Limits,
+            rl: list[rlimits.RLimit], sandbox: dict) -> RunResult:
+    memory_by_rlimit = any(r.name == "RLIMIT_AS" for r in rl)
+    reason, exit_code, sig, detail, error_allowed = _ending(got, report, oom, returncode, limits, rl, memory_by_rlimit)
+    child = report["child"] if report else None
+    # The exception is the snippet's own account: kept only when it matches the real exit status.
+    error = child["error"] if error_allowed and child and child["exit_code"] == exit_code and exit_code else None
+    notes = []
+    if report is None:
+        notes.append("no valid report from the supervisor; the exit reason comes from what the host saw")
+    elif child is None and reason in ("ok", "error"):
+        notes.append("no valid account from the snippet's process; the exit status is the supervisor's")
+    if reason == "error" and error is None:
+        notes.append(f"the program exited with status {exit_code} without a Python exception")
     if oom:
         notes.append("the cgroup's OOM killer killed a process of this run")
-    environment_ = dict(parsed["environment"]) if parsed else {
-        "python": None, "torch": None, "cuda_available": None, "device_name": None}
-    environment_["gpu"] = gpu_plan.index if gpu_plan else None
-    environment_["cuda_visible_devices"] = env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None
-    peak = parsed["peak_rss_bytes"] if parsed and parsed["peak_rss_bytes"] else (cg.peak_memory() if cg else None)
+    reads_own_source = bool(report and report["reads_own_source"])
+    if reads_own_source:
+        notes.append("the snippet read its own source: this run is not counted as evidence")
+    peak = cg.peak_memory() if cg is not None else None
+    if peak is None and report is not None:
+        peak = report["max_rss_bytes"]
+    cpu = cg.cpu_seconds() if cg is not None else None
+    if cpu is None and report is not None:
+        cpu = report["cpu_seconds"]
     return RunResult(
         exit_reason=reason,
         exit_code=exit_code,
@@ -452,12 +540,16 @@ def _result(returncode: int, got: _Collected, parsed: dict | None, oom: bool, wa
         output_truncated=got.truncated,
         wall_seconds=round(wall, 4),
         peak_memory_bytes=peak,
-        peak_gpu_memory_bytes=parsed["peak_gpu_memory_bytes"] if parsed else None,
-        environment=environment_,
+        peak_gpu_memory_bytes=None,  # not measured by the host (no NVML here); the run's word is not taken
+        environment=host_env,
         limits=enforced,
         sandbox=sandbox,
-        snippet_seconds=parsed["snippet_seconds"] if parsed else None,
+        snippet_seconds=round(report["snippet_seconds"], 4) if report and report["snippet_seconds"] is not None
+        else None,
         notes=notes,
+        exit_detail=detail,
+        cpu_seconds=None if cpu is None else round(cpu, 3),
+        reads_own_source=reads_own_source,
     )
 
 

@@ -9,6 +9,11 @@ What it does, in order:
 - a foreign syscall ABI (i386 via int 0x80) kills the process: the numbers below are
   x86_64 numbers and would mean other calls there;
 - x32 calls (numbers with bit 30 set) fail with ENOSYS, for the same reason;
+- socket and socketpair are allowed for the families in SOCKET_FAMILIES only (AF_UNIX,
+  AF_INET, AF_INET6, AF_NETLINK: what Python, torch and glibc use; the net namespace
+  leaves inet sockets nothing but the sandbox's own loopback); every other family
+  (AF_VSOCK, which the net namespace does not cover, TIPC, RDS, ALG, KCM, XDP, PACKET,
+  Bluetooth, CAN...) fails with EAFNOSUPPORT, as if the kernel lacked it;
 - the listed calls fail with EPERM;
 - clone3 fails with ENOSYS (its flags live in memory a filter cannot read; glibc
   then falls back to clone), and clone with any namespace flag fails with EPERM;
@@ -53,15 +58,24 @@ DENIED_X86_64: dict[str, int] = {
     "fspick": 433,
     "mount_setattr": 442,
     "open_tree_attr": 467,
-    # Reading and writing another process's memory: ptrace by other means.
+    # Reading and writing another process's memory or descriptors: ptrace by other means.
     "process_vm_readv": 310,
     "process_vm_writev": 311,
+    "pidfd_getfd": 438,  # take a descriptor out of another process (the supervisor's report)
+    "kcmp": 312,  # compare kernel objects of two processes (descriptor and address probing)
+    "process_madvise": 440,  # act on another process's memory
+    "move_pages": 279,  # move (or probe) another process's pages
+    "migrate_pages": 256,
     # File handles bypass path-based checks (the classic container escape).
     "name_to_handle_at": 303,
     "open_by_handle_at": 304,
 }
 CLONE = 56
 CLONE3 = 435
+SOCKET = 41
+SOCKETPAIR = 53
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+SOCKET_FAMILIES = {"AF_UNIX": AF_UNIX, "AF_INET": AF_INET, "AF_INET6": AF_INET6, "AF_NETLINK": AF_NETLINK}
 
 # Namespace flags of clone(2): CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
@@ -104,6 +118,12 @@ def program(denied: dict[str, int] = DENIED_X86_64) -> list[tuple[int, int, int,
         _insn(JGE_K, 0, 1, X32_SYSCALL_BIT),
         _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS),
     ]
+    families = sorted(SOCKET_FAMILIES.values())
+    n = len(families)
+    p += [_insn(JEQ_K, 1, 0, SOCKET), _insn(JEQ_K, 0, n + 3, SOCKETPAIR), _insn(LD_W_ABS, 0, 0, OFFSET_ARG0_LOW)]
+    for i, family in enumerate(families):
+        p.append(_insn(JEQ_K, n - i, 0, family))  # to the RET_ALLOW after the RET_ERRNO below
+    p += [_insn(RET_K, 0, 0, RET_ERRNO | errno.EAFNOSUPPORT), _insn(RET_K, 0, 0, RET_ALLOW)]
     for nr in sorted(set(denied.values())):
         p += [_insn(JEQ_K, 0, 1, nr), _insn(RET_K, 0, 0, eperm)]
     p += [
@@ -126,5 +146,6 @@ def build_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
 
 
 def describe(denied: dict[str, int] = DENIED_X86_64) -> str:
-    return (f"seccomp ({len(denied)} syscalls denied with EPERM, clone with namespace flags denied, "
+    return (f"seccomp ({len(denied)} syscalls denied with EPERM, ptrace-class calls included; sockets of "
+            f"{', '.join(SOCKET_FAMILIES)} only, other families EAFNOSUPPORT; clone with namespace flags denied, "
             f"clone3 ENOSYS, non-x86_64 ABIs blocked)")

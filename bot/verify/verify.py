@@ -157,6 +157,9 @@ class _Verification:
             "peak_memory_bytes": _field(original, "peak_memory_bytes"),
             "peak_gpu_memory_bytes": _field(original, "peak_gpu_memory_bytes"),
             "limits": _field(original, "limits"),
+            "exit_detail": _field(original, "exit_detail"),
+            "cpu_seconds": _field(original, "cpu_seconds"),
+            "reads_own_source": bool(_field(original, "reads_own_source", False)),
             "snippet_line": (error or {}).get("snippet_line") if reason == "error" else None,
         }
         if entry is not None:
@@ -241,6 +244,7 @@ class _Verification:
         result = self.run(patched.code)
         reason = _field(result, "exit_reason")
         row["exit_reason"] = reason
+        row["reads_own_source"] = bool(_field(result, "reads_own_source", False))
         row["seconds"] = _field(result, "wall_seconds")
         row["peak_memory_bytes"] = _field(result, "peak_memory_bytes")
         row["peak_gpu_memory_bytes"] = _field(result, "peak_gpu_memory_bytes")

@@ -41,7 +41,8 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     first = best["workarounds"][0]
     assert first["id"] == "recompute-forward" and first["success_rate"] == 1.0 and first["rate_kind"] == "measured"
     assert first["rate_source"] == "verified" and first["evidence_summary"] == "fixed 1 of 1 verified run on torch 2.13"
-    assert first["verified"] == {"runs": 1, "fixed": 1, "failed": 0, "torch": ["2.13"], "up": 0, "down": 0}
+    assert first["verified"] == {"runs": 1, "fixed": 1, "failed": 0, "torch": ["2.13"], "up": 0, "down": 0,
+                                 "askers_fixed": 1, "askers_failed": 0, "held": 0}
     dead = {d["id"]: d for d in best["dead_ends"]}
     assert dead["detach-before-backward"]["evidence_summary"] == "failed in 1 of 1 verified run on torch 2.13"
 

@@ -62,22 +62,24 @@ def test_verified_runs_update_the_rate_with_the_versions_they_ran_on(make_store,
     assert retain["summary"] == "fixed 1 of 1 verified run on torch 2.13"
     assert item(doc, RECOMPUTE)["fix_rate"] == approx(0.95)  # Beta(0.9, 0.1) + 1 -> 1.9 / 2
 
-    # Another asker's snippet on torch 2.3 with a GPU, where the patch leaves the same error.
+    # Another asker's snippet on torch 2.3 with a GPU, where the patch leaves the same error:
+    # held until failures come from 3 askers.
     record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}, torch="2.3.1+cu121", gpu="NVIDIA A100"),
-           CODE + "\n# another asker's repro\n")
+           CODE + "\n# another asker's repro\n", asker="b")
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert retain["fix_rate"] == approx(1.8 / 3)  # Beta(1.8, 1.2)
-    assert (retain["runs"], retain["fixed"], retain["failed"]) == (2, 1, 1)
-    assert retain["torch"] == ["2.3", "2.13"] and retain["devices"] == ["NVIDIA A100", "cpu"]
-    assert retain["summary"] == "fixed 1 of 2 verified runs on torch 2.3 to 2.13"
+    assert retain["fix_rate"] == approx(0.9) and retain["held"] == 1 and retain["askers_failed"] == 1
 
     # new_error is a failure as well; not_applicable and timeout say nothing about the fix.
-    record(store, variant(seed_run.report, statuses={RETAIN: "new_error"}), CODE + "\n# third\n")
-    record(store, variant(seed_run.report, statuses={RETAIN: "not_applicable"}), CODE + "\n# fourth\n")
-    record(store, variant(seed_run.report, statuses={RETAIN: "timeout"}), CODE + "\n# fifth\n")
+    record(store, variant(seed_run.report, statuses={RETAIN: "new_error"}), CODE + "\n# third\n", asker="c")
+    record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + "\n# third b\n", asker="d")
+    record(store, variant(seed_run.report, statuses={RETAIN: "not_applicable"}), CODE + "\n# fourth\n", asker="e")
+    record(store, variant(seed_run.report, statuses={RETAIN: "timeout"}), CODE + "\n# fifth\n", asker="e")
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert (retain["runs"], retain["fixed"], retain["failed"], retain["not_counted"]) == (3, 1, 2, 2)
-    assert retain["fix_rate"] == approx(1.8 / 4)
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["not_counted"]) == (4, 1, 3, 2)
+    assert retain["held"] == 0 and retain["askers_failed"] == 3
+    assert retain["fix_rate"] == approx(1.8 / 5)
+    assert retain["torch"] == ["2.3", "2.13"] and retain["devices"] == ["NVIDIA A100", "cpu"]
+    assert retain["summary"] == "fixed 1 of 4 verified runs on torch 2.3 to 2.13"
 
 
 def test_a_repeated_run_of_the_same_snippet_counts_once_and_the_latest_stands(make_store, evidence_kb, seed_run):
@@ -88,11 +90,12 @@ def test_a_repeated_run_of_the_same_snippet_counts_once_and_the_latest_stands(ma
     assert (retain["runs"], retain["fixed"], retain["recorded"]) == (1, 1, 3)
     record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}))  # same snippet, same setup
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert (retain["runs"], retain["fixed"], retain["failed"]) == (0 + 1, 0, 1)
+    # The latest outcome stands: a failure, of one asker only, so held.
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"]) == (0, 0, 0, 1)
     # The same snippet on another torch is another experiment.
     record(store, variant(seed_run.report, torch="2.4.0"))
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert (retain["runs"], retain["fixed"], retain["failed"]) == (2, 1, 1)
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"]) == (1, 1, 0, 1)
 
 
 def test_dead_ends_gain_failure_evidence(make_store, evidence_kb, seed_run):
@@ -113,7 +116,8 @@ def test_a_workaround_refuted_by_runs_is_shown_as_a_dead_end(make_store, evidenc
 
     store = make_store()
     for n in range(3):
-        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + f"\n# asker {n}\n")
+        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + f"\n# asker {n}\n",
+               asker=f"asker-{n}")
     retain = item(stats(store, evidence_kb), RETAIN)
     assert retain["fix_rate"] == approx(0.8 / 4) and retain["refuted"] is True
     # A strong prior holds out longer: backward-once (0.9 from 5) after 3 failures is not refuted.
@@ -196,3 +200,53 @@ def test_rate_source_shows_priors_without_a_store_and_evidence_with_one(make_sto
     monkeypatch.setenv("DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:1/none?connect_timeout=2")
     assert EvidenceRates().workaround_rate(ENTRY, retain).source == "prior"
     db.forget()
+
+
+def test_a_poisoning_snippet_moves_no_rate(make_store, evidence_kb, seed_run):
+    """The attack of issue 11: one hostile snippet, run three times (from the CLI and from
+    Slack), fails every patched workaround on purpose and claims another torch each time.
+    The environment is the host's now, so the three runs are one setup; and one asker's
+    failures are held until others report failures too."""
+    store = make_store()
+    record(store, seed_run.report, asker="honest")
+    before = {i: item(stats(store, evidence_kb), i)["fix_rate"] for i in (RETAIN, RECOMPUTE)}
+    hostile = CODE + "\n# if the source changed, fail\n"
+    for surface in ("cli", "slack", "queue"):
+        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails", RECOMPUTE: "new_error"}), hostile,
+               asker="mallory", surface=surface)
+    for i in (RETAIN, RECOMPUTE):
+        now = item(stats(store, evidence_kb), i)
+        assert now["fix_rate"] == before[i], (i, now)
+        assert not now["refuted"] and now["held"] == 1 and now["askers_failed"] == 1
+    # Mallory's many snippets are still one voice.
+    for n in range(5):
+        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), hostile + f"# {n}\n", asker="mallory")
+    assert item(stats(store, evidence_kb), RETAIN)["fix_rate"] == before[RETAIN]
+
+
+def test_a_run_that_read_its_own_source_is_not_counted(make_store, evidence_kb, seed_run):
+    store = make_store()
+    report = variant(seed_run.report, statuses={RETAIN: "still_fails"})
+    report["reads_own_source"] = True  # set by the sandbox's supervisor, not by the snippet
+    for n in range(3):
+        record(store, report, CODE + f"\n# {n}\n", asker=f"a{n}")
+    retain = item(stats(store, evidence_kb), RETAIN)
+    assert retain["source"] == "prior" and retain["runs"] == 0 and retain["not_evidence"] == 3
+    # A fix row alone can be marked too (the patched run read its source).
+    fixed = variant(seed_run.report)
+    for row in fixed["fixes"]:
+        row["reads_own_source"] = row["workaround"] == RETAIN
+    record(store, fixed, CODE + "\n# x\n", asker="b")
+    doc = stats(store, evidence_kb)
+    assert item(doc, RETAIN)["runs"] == 0 and item(doc, RECOMPUTE)["fixed"] == 1
+
+
+def test_hostile_snippet_in_the_sandbox_is_flagged(seed_run):
+    """The real thing: a snippet that opens its own file is marked by the supervisor."""
+    from bot.sandbox import Limits, run_snippet
+
+    r = run_snippet("src = open(__file__).read()\nraise RuntimeError('patched' if 'retain' in src else 'x')\n",
+                    limits=Limits(wall_seconds=20))
+    assert r.reads_own_source is True and r.exit_reason == "error"
+    clean = run_snippet("raise RuntimeError('x')\n", limits=Limits(wall_seconds=20))
+    assert clean.reads_own_source is False

@@ -64,7 +64,8 @@ def test_sqlite_and_postgresql_give_the_same_stats(make_store, evidence_kb, seed
     # and the story is in it: one replay ignored, votes once per user, two questions one gap
     assert a["store"]["verifications"] == 2 and a["store"]["votes"] == 3
     retain = next(w for w in a["entries"][0]["workarounds"] if w["id"] == "retain-graph-all-but-last")
-    assert (retain["runs"], retain["fixed"], retain["failed"], retain["torch"]) == (2, 1, 1, ["2.4", "2.13"])
+    # the failure is one asker's: held (issue 11: failures count from 3 askers on)
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"], retain["torch"]) == (1, 1, 0, 1, ["2.13"])
     once = next(w for w in a["entries"][0]["workarounds"] if w["id"] == "backward-once")
     assert (once["up"], once["down"]) == (3, 0)
     assert [(g["count"], g["excerpt"]) for g in a["coverage_gaps"]] == [
@@ -121,7 +122,7 @@ def test_alembic_upgrades_from_empty_and_from_0001(backend, tmp_path, request):
         migrate(engine)
         assert SLACK_TABLES | EVIDENCE_TABLES <= set(inspect(engine).get_table_names())
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002_evidence"
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003_evidence_integrity"
             assert conn.execute(text("SELECT count(*) FROM answers")).scalar() == 1
         # Down to 0001 and up again; a second upgrade is a no-op.
         with engine.connect() as conn:

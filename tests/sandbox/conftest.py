@@ -51,7 +51,7 @@ def sandbox(run_dir_base, cgroup_group):
 
 @pytest.fixture(scope="session")
 def sandbox_without_cgroups(run_dir_base):
-    return _make(run_dir_base, use_cgroups=False)
+    return _make(run_dir_base, use_cgroups=False, allow_rlimit_fallback=True)
 
 
 @pytest.fixture

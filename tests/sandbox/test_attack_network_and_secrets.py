@@ -99,7 +99,10 @@ def test_attack_read_secret_from_proc_environ(contained, monkeypatch):
     assert r.exit_reason == "ok", show(r)
     assert secret not in r.output
     assert "SLACK" not in r.output
-    assert "1 environ b'" in r.output  # pid 1 is the sandbox's own init, with the clean environment
+    # pid 1 is the sandbox's supervisor (harness.py): non-dumpable, so even its clean
+    # environment is out of the snippet's reach; the snippet's own process is readable.
+    assert "1 environ denied 13" in r.output
+    assert "self environ b'" in r.output
     assert r.output.splitlines()[0] in ("pids [1, 2]", "pids [1, 2, 3]")  # only the sandbox's processes
 
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from bot.sandbox.result import MAX_RESULT_BYTES, parse_result, read_untrusted_file
+from bot.sandbox.result import MAX_RESULT_BYTES, parse_result, parse_supervisor, read_untrusted_file
 
 from .sandbox_helpers import LIMITS, limits, show
 
@@ -50,44 +50,133 @@ def test_attack_replace_result_file_with_symlink(contained, run_dir_base):
     assert "root:" not in json.dumps(r.to_dict())
 
 
-def test_attack_forged_and_garbage_result(contained):
+FORGED = {"supervisor": 1, "status": {"exited": 0, "signal": None, "core_dumped": False}, "snippet_seconds": 0.01,
+          "cpu_seconds": 0.0, "max_rss_bytes": 1, "reads_own_source": False,
+          "child_report": '{"exit_code": 0, "error": null}',
+          "environment": {"torch": "2.99.0+cu999", "device_name": "NVIDIA H100"}}
+
+
+def _host_torch() -> str | None:
+    from bot.sandbox import bwrap, facts
+    layout = bwrap.discover_host()
+    return facts.torch_build(layout.site_packages or [layout.python_prefix])[0]
+
+
+def test_attack_forged_report_through_every_descriptor(contained):
+    # The snippet never imports torch, writes a "fixed on torch 2.99 / H100, peak 1 byte"
+    # report into every descriptor it has and every one of pid 1's it can reach, then fails.
     code = (
-        "import os\n"
-        "fd = os.open('/run/troubleshoot/result.json', os.O_WRONLY | os.O_TRUNC)\n"
-        "os.write(fd, b'{\"exit_code\": 0, \"error\": ' + b'[' * 100000)\n"
+        "import json, os\n"
+        f"forged = json.dumps({FORGED!r}).encode()\n"
+        "wrote = []\n"
+        "for fd in range(3, 256):\n"
+        "    try:\n"
+        "        os.pwrite(fd, forged, 0); wrote.append(fd)\n"
+        "    except OSError:\n"
+        "        try:\n"
+        "            os.write(fd, forged); wrote.append(fd)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "reached = []\n"
+        "for name in ('fd', 'mem', 'environ'):\n"
+        "    try:\n"
+        "        for fd in os.listdir(f'/proc/1/{name}') if name == 'fd' else [None]:\n"
+        "            path = f'/proc/1/fd/{fd}' if fd else f'/proc/1/{name}'\n"
+        "            with open(path, 'r+b' if fd else 'rb') as f:\n"
+        "                reached.append(path)\n"
+        "    except OSError as e:\n"
+        "        print('denied', name, e.errno)\n"
+        "print('wrote', wrote, 'reached', reached, flush=True)\n"
+        "print('Traceback (most recent call last):\\nRuntimeError: fixed')\n"
         "os._exit(3)\n"
     )
     r = contained.run(code, limits=LIMITS)
+    assert "reached []" in r.output, show(r)
+    assert r.exit_reason == "error" and r.exit_code == 3 and r.signal is None, show(r)
+    assert r.error is None  # a printed traceback is output, never an error
+    assert r.exit_detail == "exited with status 3"
+    assert r.environment["torch"] == _host_torch() and r.environment["decided_by"] == "host"
+    assert r.environment["device_name"] is None and r.environment["cuda_available"] is False
+    assert "2.99" not in repr(r.environment) and "H100" not in repr(r.environment)
+    assert r.peak_memory_bytes is not None and r.peak_memory_bytes > 1 << 20
+
+
+def test_attack_forged_account_of_the_snippet_process(contained):
+    # The snippet's own account (the child report memfd) says "exit 0, no error"; the real
+    # exit status is 3: the account is dropped, the status stands.
+    code = (
+        "import os, json\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        if os.readlink(f'/proc/self/fd/{fd}').startswith('/memfd:child-report'):\n"
+        "            os.pwrite(fd, json.dumps({'exit_code': 0, 'error': None}).encode() + b' ' * 64, 0)\n"
+        "            print('forged', fd)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "os._exit(3)\n"
+    )
+    r = contained.run(code, limits=LIMITS)
+    assert "forged" in r.output
     assert r.exit_reason == "error" and r.exit_code == 3 and r.error is None, show(r)
-    assert any("no valid result" in n for n in r.notes)
 
 
-def test_attack_huge_result_file(contained):
+def test_attack_exit_status_128_plus_n_is_not_a_signal(contained):
+    r = contained.run("import os\nos._exit(152)\n", limits=LIMITS)  # 152 = 128 + SIGXCPU
+    assert r.exit_reason == "error" and r.exit_code == 152 and r.signal is None, show(r)
+    assert r.exit_detail == "exited with status 152"
+
+
+def test_attack_self_sent_sigxcpu_is_not_a_timeout(contained):
+    r = contained.run("import os, signal\nos.kill(os.getpid(), signal.SIGXCPU)\n", limits=LIMITS)
+    assert r.exit_reason == "killed" and r.signal == 24, show(r)
+    assert "not the host's limit" in r.exit_detail
+
+
+def test_attack_signals_to_the_supervisor(contained):
+    code = (
+        "import os, signal\n"
+        "for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGSTOP, signal.SIGHUP):\n"
+        "    try:\n"
+        "        os.kill(1, sig)\n"
+        "    except OSError as e:\n"
+        "        print('kill', sig, e.errno)\n"
+        "print('still here')\n"
+    )
+    r = contained.run(code, limits=LIMITS)
+    assert r.exit_reason == "ok" and r.exit_code == 0 and "still here" in r.output, show(r)
+    assert r.notes == [], r.notes  # the supervisor lived to report
+
+
+def test_attack_tmpfs_flood_counts_in_peak_memory(contained):
+    # Pages written to /dev/shm belong to no process, but the cgroup is charged for them.
+    code = (
+        "block = b'x' * (1 << 20)\n"
+        "with open('/dev/shm/fill', 'wb') as f:\n"
+        "    for _ in range(96):\n"
+        "        f.write(block)\n"
+        "del block\n"
+        "print('written')\n"
+    )
+    r = contained.run(code, limits=limits(tmp_bytes=128 << 20, file_size_bytes=128 << 20))
+    assert r.exit_reason == "ok", show(r)
+    if contained.cgroup_backend.version:
+        assert r.peak_memory_bytes >= 96 << 20, show(r)
+
+
+def test_attack_huge_account_of_the_snippet_process(contained):
     code = (
         "import os\n"
-        "fd = os.open('/run/troubleshoot/result.json', os.O_WRONLY | os.O_TRUNC)\n"
-        "os.write(fd, b'{\"exit_code\": 0, \"junk\": \"' + b'x' * (8 << 20) + b'\"}')\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        if os.readlink(f'/proc/self/fd/{fd}').startswith('/memfd:child-report'):\n"
+        "            os.pwrite(fd, b'{\"exit_code\": 0, \"junk\": \"' + b'x' * (8 << 20) + b'\"}', 0)\n"
+        "    except OSError:\n"
+        "        pass\n"
         "os._exit(0)\n"
     )
     r = contained.run(code, limits=limits(file_size_bytes=32 << 20))
-    assert r.exit_reason == "ok" and r.error is None
-    assert any("no valid result" in n for n in r.notes)
-
-
-def test_attack_wrong_types_in_result(contained):
-    forged = {"exit_code": 0, "error": {"type": ["not", "a", "str"], "frames": "x"},
-              "peak_rss_bytes": -5, "environment": {"torch": 12, "cuda_available": "yes"}}
-    code = (
-        "import os, json\n"
-        "fd = os.open('/run/troubleshoot/result.json', os.O_WRONLY | os.O_TRUNC)\n"
-        f"os.write(fd, json.dumps({forged!r}).encode())\n"
-        "os._exit(0)\n"
-    )
-    r = contained.run(code, limits=LIMITS)
-    assert r.exit_reason == "ok"
-    assert r.error is None  # an error without a str type is no error
-    assert r.environment["torch"] is None and r.environment["cuda_available"] is None
-    assert r.peak_memory_bytes is None or r.peak_memory_bytes > 0
+    assert r.exit_reason == "ok" and r.error is None, show(r)
+    assert any("no valid account" in n for n in r.notes)
 
 
 # The reader itself, on what a run could plant (run as the host reads).
@@ -137,10 +226,17 @@ def test_parse_result_clamps_and_checks_fields():
                                      "frames": [{"file": "/home/sandbox/snippet.py", "line": 3, "function": "f",
                                                  "in_snippet": "yes"}, "junk"] * 1000,
                                      "snippet_line": "3"},
-           "snippet_seconds": 1e30, "peak_gpu_memory_bytes": True}
+           "environment": {"torch": "2.99"}}
     got = parse_result(json.dumps(raw).encode())
     e = got["error"]
     assert e["type"] == "RuntimeError" and len(e["message"]) == 8192 and e["traceback"] == ""
     assert len(e["frames"]) <= 200 and all(f["in_snippet"] is False for f in e["frames"])
     assert e["snippet_line"] is None
-    assert got["snippet_seconds"] is None and got["peak_gpu_memory_bytes"] is None
+    assert set(got) == {"exit_code", "error"}  # nothing about the environment is taken from a run
+
+
+@pytest.mark.parametrize("status", [{"exited": 0, "signal": 9}, {"exited": None, "signal": None},
+                                    {"exited": 300, "signal": None}, {"exited": None, "signal": 99}, "x"])
+def test_parse_supervisor_rejects_impossible_statuses(status):
+    assert parse_supervisor(json.dumps({"supervisor": 1, "status": status}).encode()) is None
+    assert parse_supervisor(b"garbage") is None and parse_supervisor(None) is None

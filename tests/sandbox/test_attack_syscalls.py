@@ -52,7 +52,7 @@ def test_attack_unshare_and_setns(contained):
     out = run(contained, (
         "for name, flag in [('user', 0x10000000), ('mount', 0x20000), ('net', 0x40000000), ('pid', 0x20000000)]:\n"
         "    print('unshare', name, call('unshare', flag))\n"
-        "fd = os.open('/proc/1/ns/mnt', os.O_RDONLY)\n"
+        "fd = os.open('/proc/self/ns/mnt', os.O_RDONLY)\n"
         "print('setns', call('setns', fd, 0))\n"
         "print('clone newuser', sys(56, 0x10000000 | 17, 0, 0, 0, 0))\n"  # clone(CLONE_NEWUSER|SIGCHLD)
         "print('clone3', sys(435, 0, 0))\n"
@@ -113,3 +113,40 @@ def test_attack_i386_syscall_abi_is_killed(contained):
     assert r.exit_reason == "killed", show(r)
     assert r.signal == 31  # SIGSYS
     assert "AFTER" not in r.output
+
+
+def test_attack_ptrace_class_calls(contained):
+    # Each of these reaches into another process (descriptors, memory, pages); pid 1 is
+    # the supervisor that holds the report. EPERM from the filter, whatever the kernel
+    # would have said.
+    out = run(contained, (
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    import time; time.sleep(5); os._exit(0)\n"
+        "pidfd = os.pidfd_open(pid)\n"
+        "print('pidfd_getfd', sys(438, pidfd, 0, 0))\n"
+        "print('pidfd_getfd_pid1', sys(438, os.pidfd_open(1), 3, 0))\n"
+        "print('kcmp', sys(312, os.getpid(), pid, 0, 0, 0))\n"  # KCMP_FILE
+        "print('process_madvise', sys(440, pidfd, 0, 0, 0, 0))\n"
+        "print('move_pages', sys(279, pid, 0, 0, 0, 0, 0))\n"
+        "print('migrate_pages', sys(256, pid, 0, 0, 0))\n"
+        "print('process_vm_writev', sys(311, 1, 0, 0, 0, 0, 0))\n"
+        "os.kill(pid, 9)\n"
+    ))
+    for name in ("pidfd_getfd", "pidfd_getfd_pid1", "kcmp", "process_madvise", "move_pages", "migrate_pages",
+                 "process_vm_writev"):
+        assert f"{name} (-1, {errno.EPERM})" in out, out
+
+
+def test_attack_write_pid1_memory(contained):
+    # /proc/1/mem of the supervisor: not writable (nor readable): it is not dumpable.
+    out = run(contained, (
+        "for path in ('/proc/1/mem', '/proc/1/fd/0', '/proc/1/environ', '/proc/1/map_files'):\n"
+        "    for mode in (os.O_RDWR, os.O_RDONLY):\n"
+        "        try:\n"
+        "            os.close(os.open(path, mode)); print('OPENED', path, mode)\n"
+        "        except OSError as e:\n"
+        "            print('denied', path, e.errno)\n"
+    ))
+    assert "OPENED" not in out, out
+    assert f"denied /proc/1/mem {errno.EACCES}" in out, out

@@ -80,8 +80,9 @@ def test_fallback_without_cgroups_uses_rlimits_and_says_so(sandbox_without_cgrou
     assert r.exit_reason == "memory", show(r)
     assert r.error["type"] == "MemoryError"
     text = "\n".join(r.limits)
-    assert "memory 256.0 MiB (RLIMIT_AS address space, fallback: no writable cgroup)" in text
-    assert "processes 64 (RLIMIT_NPROC, fallback: no writable cgroup)" in text
+    assert "memory 256.0 MiB (RLIMIT_AS address space, fallback: no writable cgroup; tmpfs pages" in text
+    assert "processes 64 (RLIMIT_NPROC, fallback: no writable cgroup; one budget for every process" in text
+    assert "cpu bandwidth: NOT limited" in text
     assert "cgroups: none (cgroups turned off)" in text
     assert r.sandbox["cgroups"] == "none"
 

@@ -82,7 +82,7 @@ def test_plan_needs_the_control_nodes(tmp_path):
 
 def test_bwrap_arguments_bind_exactly_those_nodes(fake_host):
     p = gpu.plan("1", dev_dir=str(fake_host / "dev"))
-    spec = bwrap.Spec(layout=bwrap.discover_host(), tmp_bytes=MiB, result_file="/x", harness_config="{}",
+    spec = bwrap.Spec(layout=bwrap.discover_host(), tmp_bytes=MiB, harness_config="{}",
                       seccomp_fd=3, harness_fd=5, data_fds={}, file_fds={}, device_nodes=p.device_nodes)
     args = bwrap.build_args(spec)
     binds = [(args[i + 1], args[i + 2]) for i, a in enumerate(args) if a == "--dev-bind"]
@@ -127,7 +127,7 @@ def test_run_with_fake_gpu_sees_only_its_nodes(sandbox, fake_host, run_dir_base,
 
 def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(sandbox, fake_host, run_dir_base):
     box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
-                  run_dir_base=str(run_dir_base), use_cgroups=False)
+                  run_dir_base=str(run_dir_base), use_cgroups=False, allow_rlimit_fallback=True)
     r = box.run(SHOW_DEVICES, limits=LIMITS, gpu="0")
     assert r.exit_reason == "ok", show(r)
     assert json.loads(r.output)["as"] == -1
@@ -135,7 +135,7 @@ def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(sandbox, f
 
 
 def test_run_without_gpu_sees_no_nvidia_nodes(sandbox, fake_host, run_dir_base):
-    box = Sandbox(dev_dir=str(fake_host / "dev"), run_dir_base=str(run_dir_base), use_cgroups=False)
+    box = Sandbox(dev_dir=str(fake_host / "dev"), run_dir_base=str(run_dir_base), use_cgroups=False, allow_rlimit_fallback=True)
     r = box.run(SHOW_DEVICES, limits=LIMITS)
     seen = json.loads(r.output)
     assert seen["dev"] == [] and seen["cvd"] == ""

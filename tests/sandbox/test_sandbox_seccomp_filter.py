@@ -75,3 +75,22 @@ def test_foreign_abis_are_refused(program):
 
 def test_program_fits_the_kernel_limit(program):
     assert len(program) % 8 == 0 and len(program) // 8 < 4096
+
+
+@pytest.mark.parametrize("nr", [seccomp.SOCKET, seccomp.SOCKETPAIR])
+def test_socket_families_are_allow_listed(program, nr):
+    eafnosupport = seccomp.RET_ERRNO | errno.EAFNOSUPPORT
+    for family in seccomp.SOCKET_FAMILIES.values():
+        assert run_bpf(program, nr, args=(family, 1, 0, 0, 0, 0)) == ALLOW
+    # AF_PACKET 17, AF_RDS 21, AF_TIPC 30, AF_BLUETOOTH 31, AF_ALG 38, AF_VSOCK 40, AF_KCM 41, AF_XDP 44, AF_CAN 29
+    for family in (0, 3, 4, 5, 17, 21, 29, 30, 31, 38, 40, 41, 44, 45, 46, 255, 0xFFFF):
+        assert run_bpf(program, nr, args=(family, 1, 0, 0, 0, 0)) == eafnosupport, family
+    # the rest of the filter still runs after the socket block
+    assert run_bpf(program, seccomp.DENIED_X86_64["ptrace"]) == EPERM
+    assert run_bpf(program, 0) == ALLOW
+
+
+def test_ptrace_class_calls_are_denied(program):
+    for name in ("pidfd_getfd", "kcmp", "move_pages", "migrate_pages", "process_madvise", "process_vm_readv",
+                 "process_vm_writev", "ptrace"):
+        assert run_bpf(program, seccomp.DENIED_X86_64[name]) == EPERM, name

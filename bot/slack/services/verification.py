@@ -101,7 +101,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         result = ctx.executor.submit(code, progress, lang=lang)
         from bot.evidence.record import record_verification  # never raises; see bot/evidence/record.py
 
-        record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store)
+        record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store, asker=user_hash)
         output = result.get("output") or ""
         _, cut = output_excerpt(output)
         attached = False
