@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bot.retrieval import fusion  # noqa: E402
-from bot.retrieval.commands import read_eval_file  # noqa: E402
+from bot.retrieval.evaluate import read_eval_file  # noqa: E402
 from bot.retrieval.engine import get_engine  # noqa: E402
 from bot.retrieval.query import understand  # noqa: E402
 

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bot.retrieval.commands import read_eval_file, run_eval  # noqa: E402
+from bot.retrieval.evaluate import read_eval_file, run_eval  # noqa: E402
 from bot.retrieval.engine import RETRIEVERS, get_engine  # noqa: E402
 from bot.retrieval.query import understand  # noqa: E402
 

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bot.retrieval import index as idx  # noqa: E402
-from bot.retrieval.commands import percentile, read_eval_file  # noqa: E402
+from bot.retrieval.evaluate import percentile, read_eval_file  # noqa: E402
 from bot.retrieval.engine import Engine, get_embedder  # noqa: E402
 from bot.retrieval.query import understand  # noqa: E402
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 import bm25s  # noqa: E402
 
-from bot.retrieval.commands import read_eval_file  # noqa: E402
+from bot.retrieval.evaluate import read_eval_file  # noqa: E402
 from bot.retrieval.engine import get_engine  # noqa: E402
 from bot.retrieval.legs import PRIMARY, bm25_query_tokens, signature_leg  # noqa: E402
 from bot.retrieval.query import understand  # noqa: E402

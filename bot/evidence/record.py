@@ -1,8 +1,8 @@
 """Recording evidence: verification reports, `ask` answers and coverage gaps.
 
 Who calls what (each report reaches exactly one of them, so nothing is counted twice):
-- `troubleshoot verify` (bot/verify/commands.py) records the report it ran here;
-- `troubleshoot verify --queue` (bot/jobs/commands.py) records the report the
+- `troubleshoot verify` (bot/cli/verify.py) records the report it ran here;
+- `troubleshoot verify --queue` (bot/cli/verify.py) records the report the
   worker sent back: the worker itself never writes (it may run on a GPU machine
   with no access to the database);
 - the Slack bot (bot/slack/services/verification.py) records the report of a
@@ -174,23 +174,6 @@ def _outcome(verification_id: int, entry_id: str | None, fix: Any) -> Verificati
         seconds=_number(fix.get("seconds")), peak_memory_bytes=_bytes(fix.get("peak_memory_bytes")),
         peak_gpu_memory_bytes=_bytes(fix.get("peak_gpu_memory_bytes")),
         counted=fix.get("reads_own_source") is not True)
-
-
-def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
-    """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
-    when it fails."""
-    import sys
-
-    if getattr(args, "no_record", False):
-        return
-    try:
-        asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure below
-        asker = None
-    if record_verification(report, snippet, consent=bool(getattr(args, "keep_snippet", False)),
-                           surface=surface, asker=asker) is None and not report.get("worker_lost"):
-        print("troubleshoot verify: the result was not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
 
 
 # --- questions -------------------------------------------------------------------------------
