@@ -63,11 +63,11 @@ def ask(args) -> int:
 
 
 def evaluate(args) -> int:
-    from bot.retrieval.evaluate import EvalFileError, read_eval_file, run_eval
+    from bot.retrieval.evaluate import EvalFileError, read_eval_lines, run_eval
 
     problems = _known_problems()
     try:
-        rows = read_eval_file(Path(args.file))
+        rows = read_eval_lines(Path(args.file))
         from bot.retrieval.engine import get_engine
 
         engine = get_engine()
@@ -80,14 +80,35 @@ def evaluate(args) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     m = report["metrics"]
-    print(f"{args.file}  retriever={args.retriever}  n={m['n']}")
-    print(f"  top-1 {m['top1']:.3f}   top-3 {m['top3']:.3f}   MRR {m['mrr']:.3f}   "
-          f"latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
-    misses = [(i, r) for i, r in enumerate(report["rows"]) if r["predicted"][:1] != [r["expected"]]]
+    print(f"{args.file}  retriever={args.retriever}  n={m['n']} ({m['covered']} covered, {m['null']} must not "
+          f"be answered)")
+    if m["covered"]:
+        print(f"  top-1 {m['top1']:.3f}   top-3 {m['top3']:.3f}   MRR {m['mrr']:.3f}   "
+              f"latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
+        print(f"  covered answered right {m['covered_right']}/{m['covered']} ({m['covered_right_rate']:.3f})   "
+              f"answered wrong {m['covered_wrong']}   declined {m['covered_declined']}")
+    if m["null"]:
+        print(f"  false answers {m['false_answers']}/{m['null']} ({m['false_answer_rate']:.3f})")
+    if not m["covered"]:
+        print(f"  latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
+    for kind, k in (m.get("by_kind") or {}).items():
+        parts = []
+        if k["covered"]:
+            parts.append(f"answered right {k['covered_right']}/{k['covered']}")
+        if k["null"]:
+            parts.append(f"false answers {k['false_answers']}/{k['null']}")
+        print(f"    {kind:<24} " + "   ".join(parts))
+    misses = [r for r in report["rows"]
+              if (r["expected"] is not None and r["predicted"][:1] != [r["expected"]])
+              or (r["expected"] is None and r["answered"])]
     if misses:
         print(f"  misses ({len(misses)}):")
-        for i, r in misses:
-            print(f"    line {rows[i][0]}: expected {r['expected']}, got {', '.join(r['predicted'][:3]) or 'nothing'}")
+        for r in misses:
+            got = ', '.join(r['predicted'][:3]) or 'nothing'
+            if r["expected"] is None:
+                print(f"    line {r['line']}: must not be answered, answered {got} ({r['confidence']:.2f})")
+            else:
+                print(f"    line {r['line']}: expected {r['expected']}, got {got}")
     return 0
 
 
