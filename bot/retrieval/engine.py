@@ -19,11 +19,12 @@ from pathlib import Path
 
 from bot import settings
 from bot.kb import model as m
-from bot.retrieval import fusion
+from bot.retrieval import calibration, fusion
 from bot.retrieval.chunks import Chunk
 from bot.retrieval.index import IndexProblem, SearchIndex, build_index, staleness
 from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
 from bot.retrieval.query import Query, understand
+from bot.retrieval.scope import Scope, decline_reason, judge
 
 RETRIEVERS = ("hybrid",) + LEGS
 
@@ -49,6 +50,12 @@ class SearchResult:
     answered: bool
     retriever: str
     legs: dict[str, LegResult]
+    # Why it is not answered (None when it is): "other-library" (scope.library raised it),
+    # "no-error" (a greeting or a question without error text that no entry answers
+    # with confidence), "not-covered" (an error no entry is confident about).
+    declined: str | None = None
+    scope: Scope | None = None
+    guard: str | None = None  # a guard that refused the best entry despite its confidence
 
     @property
     def best(self) -> Hit | None:
@@ -98,17 +105,30 @@ class Engine:
         query = text if isinstance(text, Query) else understand(text)
         legs = self.run_legs(query, retriever)
         fused = fusion.fuse(legs, fusion_method)
+        sig = legs.get("signature") or signature_leg(query, self.entries)
+        scope = judge(query, signature_primary=calibration.is_primary({"signature": sig}))
+        threshold = fusion.ANSWER_THRESHOLD
+        model = calibration.load_model() if retriever == "hybrid" and fusion_method == "scores" else None
+        if model is not None and fused:
+            feats = calibration.features(query, fused, legs)
+            best = calibration.probability(model, feats)
+            fused[0].confidence = round(best, 4)
+            for f in fused[1:]:  # never surer of a runner-up than of the best match
+                f.confidence = min(f.confidence, fused[0].confidence)
+            threshold = calibration.threshold(model)
         hits = []
         for f in fused[:max(top, 1)]:
             entry = self.kb.entries.get(f.entry_id)
             if entry is None:
                 continue
-            sig = legs.get("signature")
             hits.append(Hit(entry=entry, score=round(f.score, 4), confidence=f.confidence, legs=f.legs,
                             passages=self._passages(f.entry_id, legs),
-                            signature_match=sig.detail.get(f.entry_id, "") if sig else ""))
-        answered = bool(hits) and hits[0].confidence >= fusion.ANSWER_THRESHOLD
-        return SearchResult(query=query, hits=hits, answered=answered, retriever=retriever, legs=legs)
+                            signature_match=sig.detail.get(f.entry_id, "") if "signature" in legs else ""))
+        guard = calibration.guard(model, hits[0].entry_id, feats) if model is not None and hits else None
+        confident = bool(hits) and hits[0].confidence >= threshold and guard is None
+        declined = decline_reason(scope, confident, query)
+        return SearchResult(query=query, hits=hits, answered=declined is None, retriever=retriever, legs=legs,
+                            declined=declined, scope=scope, guard=guard)
 
     def _passages(self, entry_id: str, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
         """Article passages about this entry that the query matched, best first."""
