@@ -120,8 +120,29 @@ def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, aske
 
 
 def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, rates: RateSource) -> dict:
+    """The `ask` JSON. Besides answered/language/matches: `declined` says why an entry is
+    not offered (other-library, no-error, not-covered; null when answered), `notice` what
+    to tell the asker then, and `other_library` which library raised the error. Another
+    library's error and a message without an error list no matches: guesses would mislead."""
+    from bot.answer.notices import look_for, no_error_notice, other_library_notice
+
+    declined = result.declined
+    scope = result.scope
+    other = None
+    notice = None
+    if declined == "other-library" and scope is not None and scope.library is not None:
+        lib = scope.library
+        notice = other_library_notice(lib.key, lib.name, scope.evidence, scope.evidence_kind, lang)
+        other = {"library": lib.key, "name": lib.name, "evidence": scope.evidence,
+                 "evidence_kind": scope.evidence_kind, "look_for": look_for(lib.key, lang)}
+    elif declined == "no-error":
+        notice = no_error_notice(lang)
+    hits = [] if declined in ("other-library", "no-error") else result.hits[:top]
     return {
         "answered": result.answered,
         "language": lang,
-        "matches": [match_item(hit, kb, lang, rates, result.query.raw) for hit in result.hits[:top]],
+        "matches": [match_item(hit, kb, lang, rates, result.query.raw) for hit in hits],
+        "declined": declined,
+        "notice": notice,
+        "other_library": other,
     }

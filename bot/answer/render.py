@@ -90,6 +90,8 @@ def render_answer(data: dict, top: int = 3) -> str:
     width = _width()
     matches = data.get("matches", [])
     lines: list[str] = []
+    if data.get("declined") in ("other-library", "no-error") and data.get("notice"):
+        return "\n".join(_wrap(("✗ " if data["declined"] == "other-library" else "? ") + data["notice"], "", width))
     if not data.get("answered"):
         best = matches[0]["confidence"] if matches else 0.0
         lines.append(f"? {L['unsure']} ({L['confidence']} {best:.2f}).")

@@ -122,7 +122,8 @@ _GREETING = re.compile(
 class Scope:
     kind: str  # pytorch | other-library | no-error
     library: Library | None = None
-    evidence: str = ""  # what gave it away: a module, a frame, a message fragment
+    evidence: str = ""  # what gave it away: an exception type, a frame's file, a message fragment
+    evidence_kind: str = ""  # exception | frame | message
 
 
 def _top_module(path: str) -> str:
@@ -178,12 +179,12 @@ def judge(query, signature_primary: bool = False) -> Scope:
     """The scope of a paste (see the module docstring). `signature_primary`: a knowledge
     base signature matched the last exception itself."""
     if not has_error_text(query):
-        return Scope(NO_ERROR, evidence="no error text")
+        return Scope(NO_ERROR)
     last = query.parsed.last
     # 1. The exception's own module: `tensorflow.python.framework.errors_impl.ResourceExhaustedError`.
     lib = _type_library(last.type if last else None)
     if lib is not None:
-        return Scope(OTHER_LIBRARY, lib, f"exception {last.type}")
+        return Scope(OTHER_LIBRARY, lib, last.type, "exception")
     # 2. The frame that raised it: the deepest one outside the standard library.
     deepest = None
     for frame in reversed(last.frames if last else []):
@@ -192,14 +193,14 @@ def judge(query, signature_primary: bool = False) -> Scope:
             deepest = (who, frame)
             break
     if deepest is not None and deepest[0] == "torch":
-        return Scope(PYTORCH, evidence=f"raised in {normalise_frame_path(deepest[1].path)}")
+        return Scope(PYTORCH, evidence=normalise_frame_path(deepest[1].path), evidence_kind="frame")
     if signature_primary:
-        return Scope(PYTORCH, evidence="a known PyTorch message")
+        return Scope(PYTORCH, evidence_kind="signature")
     if deepest is not None and deepest[0].startswith("foreign:"):
         key = deepest[0].split(":", 1)[1]
         lib = next(lib for lib in LIBRARIES if lib.key == key)
         if not any(_frame_library(f.path) == "torch" for f in last.frames):
-            return Scope(OTHER_LIBRARY, lib, f"raised in {normalise_frame_path(deepest[1].path)}")
+            return Scope(OTHER_LIBRARY, lib, normalise_frame_path(deepest[1].path), "frame")
     # 3. A message only that library prints, in the error text (not the asker's words).
     error_text = query.error_text if last is not None else query.cleaned.text
     haystack = error_text + "\n" + "\n".join(e.text() for e in query.parsed.exceptions[:-1])
@@ -208,7 +209,7 @@ def judge(query, signature_primary: bool = False) -> Scope:
     for lib, regex in _MESSAGES:
         hit = regex.search(haystack)
         if hit:
-            return Scope(OTHER_LIBRARY, lib, f"message {hit.group(0)[:80]!r}")
+            return Scope(OTHER_LIBRARY, lib, hit.group(0)[:80], "message")
     return Scope(PYTORCH)
 
 

@@ -187,6 +187,12 @@ def answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0,
     content: list[Block] = []
     if shared_by:
         content.append(context(t("shared_by", lang, user=shared_by)))
+    if answer.get("declined") in ("other-library", "no-error") and answer.get("notice"):
+        # another library's error, or no error at all: say so, no guesses, nothing to verify
+        content += sections(escape(answer["notice"]))
+        content += _notes(notes, lang)
+        tail = [context(f"{t('ref', lang)} A{answer_id}")]
+        return Message(text=fallback(answer["notice"]), blocks=fit_blocks(content, tail, lang))
     if not answer.get("answered") or not matches:
         text_parts = [t("not_sure", lang)]
         if matches:

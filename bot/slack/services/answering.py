@@ -3,6 +3,7 @@ base, record the answer, post it."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -81,7 +82,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     lang = q.lang or prose_language(q.parsed.prose)
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
-        return post(ctx.client, q.where, [message])
+        return post(ctx.client, _privately(q), [message])
     try:
         # answer() takes text as Slack sends it and decodes entities itself; our text is
         # already decoded, so escape it back: every entity is decoded exactly once.
@@ -99,6 +100,9 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
         language=lang, surface=q.surface, error_hash=error_hash(text),
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
         answer_json=json.dumps(result, ensure_ascii=False))
+    if result.get("declined") == "no-error":
+        # nothing to look up: the request for the error goes only to whoever used the shortcut
+        q = _with_where(q, _privately(q))
     private = q.where.private
     versions = [
         answer_message(result, answer_id=answer_id, private=private, notes=notes),
@@ -113,6 +117,18 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted
+
+
+def _privately(q: Question) -> Where:
+    """Where a reply meant only for the asker goes: the message shortcut's user sees it alone
+    (ephemeral); other surfaces keep their place."""
+    if q.surface != "shortcut" or not q.where.user:
+        return q.where
+    return dataclasses.replace(q.where, private=True)
+
+
+def _with_where(q: Question, where: Where) -> Question:
+    return dataclasses.replace(q, where=where)
 
 
 def stored_answer(ctx: BotContext, answer_id: int) -> tuple[object, dict] | None:
