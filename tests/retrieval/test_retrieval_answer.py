@@ -16,7 +16,8 @@ OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. 
 
 def test_answer_has_exactly_the_contract_keys(use_fixture_env):
     data = answer(OOM, top=2)
-    assert set(data) == {"answered", "language", "matches"}
+    assert set(data) == {"answered", "language", "matches", "declined", "notice", "other_library"}
+    assert data["declined"] is None and data["notice"] is None and data["other_library"] is None
     assert data["answered"] is True and data["language"] == "en"
     assert len(data["matches"]) == 2
     best = data["matches"][0]

@@ -25,7 +25,8 @@ def test_ask_json_contract(use_fixture_env, capsys):
     code, out, _ = _run(capsys, "ask", OOM, "--json", "--top", "2")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"answered", "language", "matches"} and data["answered"]
+    assert set(data) == {"answered", "language", "matches", "declined", "notice", "other_library"} and data["answered"]
+    assert data["declined"] is None and data["notice"] is None and data["other_library"] is None
     assert [m["id"] for m in data["matches"]][:1] == ["pytorch/cuda-oom"] and len(data["matches"]) == 2
 
 
@@ -87,9 +88,11 @@ def test_eval_json_contract_with_alias_and_extra_keys(use_fixture_env, capsys, t
     assert code == 0
     report = json.loads(out)
     assert set(report) == {"metrics", "rows"}
-    assert set(report["metrics"]) == {"n", "top1", "top3", "mrr", "p50_ms", "p95_ms"}
+    assert {"n", "top1", "top3", "mrr", "p50_ms", "p95_ms", "covered", "null", "covered_right",
+            "false_answers", "false_answer_rate"} <= set(report["metrics"])
     assert report["metrics"]["n"] == 3 and report["metrics"]["top1"] == 1.0 and report["metrics"]["mrr"] == 1.0
-    assert report["rows"][0] == {"expected": "pytorch/cuda-oom", "predicted": report["rows"][0]["predicted"]}
+    assert set(report["rows"][0]) == {"line", "expected", "predicted", "answered", "confidence", "declined"}
+    assert report["rows"][0]["expected"] == "pytorch/cuda-oom" and report["rows"][0]["line"] == 1
     assert report["rows"][0]["predicted"][0] == "pytorch/cuda-oom"
 
 
