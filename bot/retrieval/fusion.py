@@ -30,7 +30,10 @@ from bot.retrieval.legs import ELSEWHERE, PRIMARY, LegResult
 RRF_K = 60
 RRF_WEIGHTS = {"signature": 2.0, "bm25": 1.0, "dense": 1.0}
 SCORE_WEIGHTS = {"signature": 1.0, "bm25": 0.6, "dense": 1.0}
-# Below this the answer says it is not sure. On eval/dev plus bench/retrieval_negatives.jsonl
+# Below this a single leg (`--retriever signature|bm25|dense`) says it is not sure. The
+# hybrid answer uses the calibrated confidence and its threshold instead
+# (bot/retrieval/calibration.py, calibration.json, fitted by bench/retrieval_calibrate.py);
+# this value stays the fallback when that file is missing. Historical note: On eval/dev plus bench/retrieval_negatives.jsonl
 # (bench/retrieval_calibrate.py): at 0.6, 99% of pasted errors and 85% of ko/zh questions
 # are answered and right, and 14% of errors no entry covers are wrongly answered (16% at
 # 0.5, 7% at 0.65 where only 78% of the questions are still answered).
