@@ -62,7 +62,7 @@ class Engine:
         self.embedder = embedder
         self.entry_ids = sorted(kb.entries)
         self.entries = [kb.entries[e] for e in self.entry_ids]
-        self.emap = ChunkEntryMap([c.entries for c in index.chunks], self.entry_ids)
+        self.emap = ChunkEntryMap([c.entries for c in index.chunks], self.entry_ids, [c.kind for c in index.chunks])
         self.checked_at = time.monotonic()
 
     @classmethod
