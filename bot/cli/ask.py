@@ -68,7 +68,8 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
         source = "-" if arg in (None, "-") else arg[1:]
         got = read_bounded(source, what="input" if source == "-" else "file", limit=cfg.max_input_bytes,
                            setting="TROUBLESHOOT_MAX_INPUT_BYTES", idle_seconds=cfg.stdin_idle_seconds,
-                           prompt="Paste the error, then press Ctrl-D (Ctrl-Z Enter on Windows):")
+                           prompt="Paste the error, then press Ctrl-D (Ctrl-Z Enter on Windows):",
+                           advice="keep the part that matters (the last traceback) or raise the limit")
         text = decode_text(got.data, "the input" if source == "-" else source, prog)
     if not text.strip():
         raise CliError("the input is empty; paste an error message or a question", EXIT_INPUT)

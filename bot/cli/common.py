@@ -134,7 +134,7 @@ def _limit_text(limit: int, setting: str) -> str:
 
 
 def read_bounded(source: str, *, what: str, limit: int, setting: str, idle_seconds: float = 0.0,
-                 prompt: str | None = None) -> Input:
+                 prompt: str | None = None, advice: str = "raise the limit if it must be read whole") -> Input:
     """Read a file, or stdin for "-", stopping past `limit` bytes with an error that
     names the limit and its setting. Stdin that sends nothing for `idle_seconds`
     without ending (`tail -f`, a forgotten pipe) is an error, not a silent hang; a
@@ -147,7 +147,7 @@ def read_bounded(source: str, *, what: str, limit: int, setting: str, idle_secon
         if tty and prompt:
             print(prompt, file=sys.stderr, flush=True)
         data = _read_fd(fd, limit, what="stdin" if what == "input" else f"{what} (stdin)", setting=setting,
-                        idle_seconds=0.0 if tty else idle_seconds)
+                        idle_seconds=0.0 if tty else idle_seconds, advice=advice)
         return Input(data, "stdin")
     path = Path(source)
     try:
@@ -166,12 +166,13 @@ def read_bounded(source: str, *, what: str, limit: int, setting: str, idle_secon
         if stat.S_ISDIR(mode):
             raise CliError(f"{what} {source}: is a folder, not a file", EXIT_INPUT)
         return Input(_read_fd(fd, limit, what=f"{what} {source}", setting=setting,
-                              idle_seconds=0.0 if stat.S_ISREG(mode) else (idle_seconds or 10.0)), source)
+                              idle_seconds=0.0 if stat.S_ISREG(mode) else (idle_seconds or 10.0), advice=advice),
+                     source)
     finally:
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: int, *, what: str, setting: str, idle_seconds: float) -> bytes:
+def _read_fd(fd: int, limit: int, *, what: str, setting: str, idle_seconds: float, advice: str) -> bytes:
     chunks: list[bytes] = []
     size = 0
     blocking = os.get_blocking(fd)
@@ -199,8 +200,7 @@ def _read_fd(fd: int, limit: int, *, what: str, setting: str, idle_seconds: floa
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise CliError(f"{what} is larger than the limit of {_limit_text(limit, setting)}; "
-                               f"keep the part that matters (the last traceback) or raise the limit",
+                raise CliError(f"{what} is larger than the limit of {_limit_text(limit, setting)}; {advice}",
                                EXIT_INPUT)
     finally:
         if idle_seconds > 0 and blocking:
