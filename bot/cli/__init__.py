@@ -269,9 +269,12 @@ def _prog(args) -> str:
 def main(argv: list[str] | None = None) -> int:
     safe_streams()
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:  # said by the subcommand's parser, with its usage (and the quoting hint for ask)
-        BY_PROG.get(_prog(args), parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the subcommand's parser, with its usage (and the quoting hint for ask)
+            BY_PROG.get(_prog(args), parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # usage errors (2), --help and --version (0): returned like every exit code
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     level = args.sub_verbosity if getattr(args, "sub_verbosity", None) is not None else args.verbosity
     set_verbosity(level)
     prog = _prog(args)

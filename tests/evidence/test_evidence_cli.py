@@ -118,7 +118,7 @@ def test_stats_without_a_store_and_with_an_unreachable_one(use_kb, tmp_path, cap
     assert capsys.readouterr().out.startswith("Evidence store: none yet")
     assert not (tmp_path / "var" / "troubleshoot.db").exists()  # stats creates nothing
     monkeypatch.setenv("DATABASE_URL", "postgresql+psycopg://postgres:hunter2@127.0.0.1:1/none?connect_timeout=2")
-    assert main(["stats", "--json"]) == 2
+    assert main(["stats", "--json"]) == 3  # a service unreachable (docs/cli.md)
     err = capsys.readouterr().err
     assert err.startswith("troubleshoot stats: cannot read the evidence store at postgresql+psycopg://postgres:***@")
     assert "hunter2" not in err
