@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail, note, read_bounded
 from bot.kb.loader import check_knowledge, errors_only
 
 
@@ -42,7 +43,8 @@ def summarize(kb) -> list[dict]:
 def list_entries(args) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
-        print(f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` (invalid files are left out)", file=sys.stderr)
+        note("troubleshoot kb list", f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` "
+                                     f"(invalid files are left out). First: {errors_only(problems)[0]}")
     rows = summarize(kb)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -56,10 +58,25 @@ def list_entries(args) -> int:
 def add(args) -> int:
     from bot.kb.add import add_file
 
+    from bot.settings import get_settings
+
+    prog = "troubleshoot kb add"
+    if args.files.count("-") > 1:
+        return fail(prog, "'-' (stdin) may be given once", EXIT_USAGE)
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
-        print(f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; run `troubleshoot kb check`", file=sys.stderr)
-    results = [add_file(Path(f), kb, source=args.source, dry_run=args.dry_run) for f in args.files]
+        note(prog, f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; "
+                   "run `troubleshoot kb check`")
+    results = []
+    for name in args.files:
+        if name == "-":
+            cfg = get_settings()
+            got = read_bounded("-", what="input", limit=cfg.max_article_bytes,
+                               setting="TROUBLESHOOT_MAX_ARTICLE_BYTES", idle_seconds=cfg.stdin_idle_seconds)
+            results.append(add_file(Path("stdin.md"), kb, source=args.source or "stdin", dry_run=args.dry_run,
+                                    raw=got.data))
+        else:
+            results.append(add_file(Path(name), kb, source=args.source, dry_run=args.dry_run))
     if args.json:
         print(json.dumps([{
             "file": str(r.source), "status": r.status, "stored_as": str(r.stored_as) if r.stored_as else None,
@@ -67,8 +84,11 @@ def add(args) -> int:
         } for r in results], ensure_ascii=False, indent=2))
     else:
         for r in results:
-            print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
-    return 1 if any(r.status == "rejected" for r in results) else 0
+            if r.status == "rejected":  # diagnostics on stderr; stdout has what was stored
+                print(f"{prog}: {r.describe()}", file=sys.stderr)
+            else:
+                print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
+    return EXIT_INPUT if any(r.status == "rejected" for r in results) else 0
 
 
 def verify(args) -> int:
@@ -79,22 +99,19 @@ def verify(args) -> int:
     try:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
-        print(f"{prog}: the knowledge base has errors; run `troubleshoot kb check` ({exc})", file=sys.stderr)
-        return 2
+        return fail(prog, f"the knowledge base has errors; run `troubleshoot kb check` ({exc})", EXIT_INPUT)
     from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
 
     try:
         entries = select_entries(kb, args.ids)
     except KeyError as exc:
-        print(f"{prog}: no entry named {exc.args[0]} (see `troubleshoot kb list`)", file=sys.stderr)
-        return 2
+        return fail(prog, f"no entry named {exc.args[0]} (see `troubleshoot kb list`)", EXIT_USAGE)
     if any(e.repro is not None and e.repro.runs_on == "cpu" for e in entries):
         from bot.sandbox import sandbox_available
 
         ok, why = sandbox_available()
         if not ok:
-            print(f"{prog}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
-            return 2
+            return fail(prog, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
     def progress(result, done: int, total: int) -> None:
         if not args.json:
             print(_verify_line(result), flush=True)

@@ -9,6 +9,7 @@ import os
 import socket
 import sys
 
+from bot.cli.common import EXIT_SERVICE, EXIT_USAGE, fail
 from bot.jobs.settings import QUEUE, ConfigError, JobSettings, redact_url
 from bot.settings import get_settings
 
@@ -20,8 +21,27 @@ log = logging.getLogger("bot.jobs.worker")
 
 
 def _fail(prog: str, message: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+    return fail(prog, message, EXIT_USAGE)
+
+
+def _broker_problem(url: str) -> str | None:
+    """Why the broker cannot be used now (refused, no answer within the Redis timeout),
+    or None: said before the ready banner, instead of Celery's 100 silent retries."""
+    from bot.jobs.state import client_for
+
+    client = None
+    try:
+        client = client_for(url)
+        client.ping()
+        return None
+    except Exception as exc:  # noqa: BLE001 - redis' connection, timeout and auth errors alike
+        return f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+    finally:
+        if client is not None:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 # --- troubleshoot worker -----------------------------------------------------------------------
@@ -71,13 +91,19 @@ def worker(args) -> int:
     concurrency = getattr(args, "concurrency", None)
     if concurrency is not None and concurrency < 1:
         return _fail(prog, f"--concurrency must be at least 1, got {concurrency}")
+    problem = _broker_problem(settings.redis_url)
+    if problem:
+        return fail(prog, f"cannot reach the broker at {redact_url(settings.redis_url)} ({problem}); start Redis or "
+                          f"fix REDIS_URL (TROUBLESHOOT_REDIS_TIMEOUT_SECONDS={get_settings().redis_timeout_seconds:g})",
+                    EXIT_SERVICE)
     dropped = _drop_secrets()
 
     from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        return _fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}")
+        return fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}",
+                    EXIT_SERVICE)
     try:  # load the knowledge base once, before the pool forks
         from bot.verify.classify import knowledge
 

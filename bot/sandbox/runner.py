@@ -282,6 +282,8 @@ class Sandbox:
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
         report_fd: int | None = None
+        if _cancelled.is_set():
+            raise RunCancelled("not run: the verification was cancelled")
         # A per-run folder only for staging mount points (a root worker whose Python is
         # out of the sandbox user's reach): nothing of the run is written there.
         run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
@@ -343,6 +345,7 @@ class Sandbox:
                 )
             except (OSError, subprocess.SubprocessError) as e:
                 raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
+            _register(proc, cg)
             for fd in [f for f in fds if f != ready_r]:
                 os.close(fd)
             fds = [ready_r]
@@ -372,6 +375,8 @@ class Sandbox:
                            {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
                             "cgroups": self._backend.version or "none"})
         finally:
+            if proc is not None:
+                _unregister(proc)
             if proc is not None and proc.poll() is None:
                 self._kill(proc, cg)
                 proc.wait()
@@ -555,6 +560,49 @@ def _result(returncode: int, got: _Collected, report: dict | None, oom: bool, wa
 
 _default: Sandbox | None = None
 _default_lock = threading.Lock()
+
+
+# --- cancelling every run at once (Ctrl-C) ------------------------------------------------
+
+_live_lock = threading.Lock()
+_live: dict[int, tuple[subprocess.Popen, "cgroups.CgroupRun | None"]] = {}
+_cancelled = threading.Event()
+
+
+class RunCancelled(RuntimeError):
+    """The process is stopping (cancel_all): no new run starts."""
+
+
+def _register(proc: subprocess.Popen, cg) -> None:
+    with _live_lock:
+        _live[proc.pid] = (proc, cg)
+    if _cancelled.is_set():  # cancelled while it was starting
+        Sandbox._kill(proc, cg)
+
+
+def _unregister(proc: subprocess.Popen) -> None:
+    with _live_lock:
+        _live.pop(proc.pid, None)
+
+
+def cancel_all() -> int:
+    """Kill every run of this process now (Ctrl-C) and refuse new ones; the number of
+    runs killed. Each run's own thread then cleans up its cgroup and folders as usual.
+    Safe to call from a signal handler: it takes no lock another thread may hold long."""
+    _cancelled.set()
+    with _live_lock:
+        live = list(_live.values())
+    for proc, _cg in live:
+        try:  # bwrap's process group: the sandbox's pid 1 and, with it, its pid namespace
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(live)
+
+
+def running() -> int:
+    with _live_lock:
+        return len(_live)
 
 
 def default_sandbox() -> Sandbox:

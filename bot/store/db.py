@@ -36,11 +36,50 @@ def database_url() -> str:
     return f"sqlite:///{path}"
 
 
+def _server_engine(url: str) -> Engine:
+    """A database server's engine with timeouts: a connect timeout, a statement timeout
+    (PostgreSQL) and TCP timeouts, so a server that accepts and never answers is an
+    error within seconds; and a back-off (bot/backoff.py), so it is not tried again on
+    every call."""
+    from bot import backoff
+
+    cfg = settings.get_settings()
+    parsed = make_url(url)
+    connect_seconds = max(1, int(round(cfg.db_timeout_seconds)))
+    args: dict = {}
+    if parsed.get_backend_name() == "postgresql":
+        statement_ms = int(cfg.db_statement_seconds * 1000)
+        args = {"connect_timeout": connect_seconds,
+                "options": f"-c statement_timeout={statement_ms}",
+                # a server that stops answering mid-statement: the socket gives up too
+                "tcp_user_timeout": statement_ms + 5000,
+                "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+    elif parsed.get_backend_name() in ("mysql", "mariadb"):
+        args = {"connect_timeout": connect_seconds, "read_timeout": int(cfg.db_statement_seconds) + 5}
+    args = {k: v for k, v in args.items() if k not in parsed.query}  # the URL's own choice wins
+    engine = create_engine(url, pool_pre_ping=True, pool_timeout=cfg.db_timeout_seconds, connect_args=args)
+    key = "database:" + parsed.render_as_string(hide_password=True)
+    where = parsed.render_as_string(hide_password=True)
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect, _conn_rec, cargs, cparams):
+        backoff.check(key, f"the database at {where}")
+        try:
+            conn = dialect.connect(*cargs, **cparams)
+        except Exception as exc:
+            backoff.failed(key, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''}")
+            raise
+        backoff.succeeded(key)
+        return conn
+
+    return engine
+
+
 def make_engine(url: str | None = None) -> Engine:
     url = url or database_url()
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return _server_engine(url)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})

@@ -39,7 +39,10 @@ def make_client(token: str, base_url: str | None = None) -> WebClient:
     base_url = base_url or DEFAULT_API_URL
     if not base_url.endswith("/"):
         base_url += "/"
-    return WebClient(token=token, base_url=base_url, timeout=30, retry_handlers=[
+    from bot.settings import get_settings
+
+    # A Slack API that stops answering is an error after TROUBLESHOOT_SLACK_TIMEOUT_SECONDS.
+    return WebClient(token=token, base_url=base_url, timeout=get_settings().slack_timeout_seconds, retry_handlers=[
         ConnectionErrorRetryHandler(max_retry_count=2),
         RateLimitErrorRetryHandler(max_retry_count=3),
         ServerErrorsRetryHandler(max_retry_count=2),
