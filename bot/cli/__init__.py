@@ -19,8 +19,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troubleshoot", description="Answer PyTorch errors and verify fixes by running them.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ask = sub.add_parser("ask", help="answer one pasted error")
-    ask.add_argument("text", nargs="?", default=None, help="the error text; '-' or nothing reads stdin")
+    ask = sub.add_parser("ask", help="answer one pasted error (or run pasted code and answer from its error)")
+    ask.add_argument("text", nargs="?", default=None,
+                     help="the error text, or a file holding it (FILE.py: code, run in the sandbox); "
+                          "'-' or nothing reads stdin")
+    ask.add_argument("--no-run", action="store_true",
+                     help="code without an error message: only say it is code, do not run it")
     ask.add_argument("--json", action="store_true", help="print the JSON answer")
     ask.add_argument("--lang", choices=LANG_CHOICES, help="answer language (default: the asker's language)")
     ask.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
