@@ -61,6 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
     kbv.add_argument("--dir")
     kbv.set_defaults(handler="bot.cli.kb:verify")
 
+    draft = kb_sub.add_parser("draft", help="write a skeleton entry for an unanswered error (see `troubleshoot gaps`)")
+    draft.add_argument("gap", metavar="GAP", help="the gap's rank in `troubleshoot gaps` or the start of its key")
+    where = draft.add_mutually_exclusive_group()
+    where.add_argument("--dir", help="a knowledge folder to write it into (DIR/entries/<id>.yml; "
+                                     "`kb check --dir DIR` then checks it); default: print it")
+    where.add_argument("-o", "--output", help="the file to write it to; default: print it")
+    draft.add_argument("--force", action="store_true", help="overwrite an existing file")
+    draft.set_defaults(handler="bot.cli.gaps:draft")
+
+    gaps = sub.add_parser("gaps", help="unanswered errors, most asked first (work for the knowledge writers)")
+    gaps.add_argument("--json", action="store_true")
+    gaps.add_argument("--limit", type=int, default=20, help="how many to list (default 20; 0: all)")
+    gaps.add_argument("--all", action="store_true", help="include questions without error text (greetings, words)")
+    gaps.set_defaults(handler="bot.cli.gaps:gaps")
+
     index = sub.add_parser("index", help="build the search index")
     index_sub = index.add_subparsers(dest="index_command", required=True, metavar="INDEX_COMMAND")
     build = index_sub.add_parser("build", help="build or refresh the index (only changed files are re-embedded)")
