@@ -168,10 +168,17 @@ def _unfenced(lines: list[str]) -> tuple[str, str] | None:
         return None
     start, end = best
     # A word that parses on its own just above or below the code is the asker's, not code.
-    while end - start > 1 and _is_word_line(lines[start]) and is_code("\n".join(lines[start + 1:end])):
-        start += 1
-    while end - start > 1 and _is_word_line(lines[end - 1]) and is_code("\n".join(lines[start:end - 1])):
-        end -= 1
+    while True:
+        while end - start > 1 and not lines[end - 1].strip():
+            end -= 1
+        while end - start > 1 and not lines[start].strip():
+            start += 1
+        if end - start > 1 and _is_word_line(lines[start]) and is_code("\n".join(lines[start + 1:end])):
+            start += 1
+        elif end - start > 1 and _is_word_line(lines[end - 1]) and is_code("\n".join(lines[start:end - 1])):
+            end -= 1
+        else:
+            break
     prose = "\n".join(lines[:start] + lines[end:]).strip()
     return "\n".join(lines[start:end]).strip("\n") + "\n", prose
 
