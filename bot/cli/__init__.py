@@ -128,7 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                settings=SEARCH + ["TROUBLESHOOT_MAX_INPUT_BYTES", "TROUBLESHOOT_STDIN_IDLE_SECONDS",
                                   "TROUBLESHOOT_RECORD_ASK"] + STORE)
     ask.add_argument("text", nargs="?", default=None,
-                     help="the error text (quoted); '-' reads stdin, @FILE reads a file")
+                     help="the error text (quoted); '-' reads stdin, @FILE reads a file; FILE.py (or code "
+                          "without an error message) is run in the sandbox and answered from its real error")
+    ask.add_argument("--no-run", action="store_true",
+                     help="code without an error message: only say it is code, do not run it")
     ask.add_argument("--json", action="store_true", help="print the JSON answer (docs/cli.md)")
     ask.add_argument("--lang", choices=LANG_CHOICES, help="answer language (default: the asker's language)")
     ask.add_argument("--top", type=_positive, default=3, help="how many matches to show (default 3)")
@@ -192,6 +195,30 @@ def build_parser() -> argparse.ArgumentParser:
     kbv.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
     _common(kbv)
     kbv.set_defaults(handler="bot.cli.kb:verify")
+
+    draft = _sub(kb_sub, "draft", help="write a skeleton entry for an unanswered error (see `troubleshoot gaps`)",
+                 description="Write a skeleton knowledge entry for an unanswered error: a signature from its "
+                             "normalised message, the example, empty prose for en/ko/zh. `kb check` then says "
+                             "what is left to fill in.",
+                 examples=["troubleshoot kb draft 1", "troubleshoot kb draft 1 --dir drafts/"],
+                 settings=STORE)
+    draft.add_argument("gap", metavar="GAP", help="the gap's rank in `troubleshoot gaps` or the start of its key")
+    where = draft.add_mutually_exclusive_group()
+    where.add_argument("--dir", help="a knowledge folder to write it into (DIR/entries/<id>.yml; "
+                                     "`kb check --dir DIR` then checks it); default: print it")
+    where.add_argument("-o", "--output", help="the file to write it to; default: print it")
+    draft.add_argument("--force", action="store_true", help="overwrite an existing file")
+    _common(draft)
+    draft.set_defaults(handler="bot.cli.gaps:draft")
+
+    gaps = _sub(sub, "gaps", help="unanswered errors, most asked first (work for the knowledge writers)",
+                description="Rank the errors asked without a confident answer by how often they were asked.",
+                examples=["troubleshoot gaps", "troubleshoot gaps --json --limit 0"], settings=STORE)
+    gaps.add_argument("--json", action="store_true", help="print the JSON list")
+    gaps.add_argument("--limit", type=int, default=20, help="how many to list (default 20; 0: all)")
+    gaps.add_argument("--all", action="store_true", help="include questions without error text (greetings, words)")
+    _common(gaps)
+    gaps.set_defaults(handler="bot.cli.gaps:gaps")
 
     index = _sub(sub, "index", help="build the search index", description="Build the search index.",
                  examples=["troubleshoot index build", "troubleshoot index build --full"], settings=SEARCH)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from bot.cli.common import (EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, CliError, decode_text, fail, note,
@@ -82,9 +83,34 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
     return text
 
 
+def _as_path(arg: str | None) -> Path | None:
+    """The argument names a Python file (`troubleshoot ask train.py`): its code is the question."""
+    if arg is None or arg == "-" or "\n" in arg or len(arg) > 1024 or not arg.endswith(".py"):
+        return None
+    try:
+        path = Path(arg)
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _code_question(arg: str | None, text: str):
+    """The input as a code question, or None: code without error text, or any .py file
+    that parses (its comments may quote an error; it is still the asker's program)."""
+    from bot.verify.code_question import CodeQuestion, detect_code, is_code, undefined_names
+
+    path = _as_path(arg)
+    if path is not None and path.suffix == ".py" and is_code(text):
+        return CodeQuestion(code=text, prose="", fenced=False, undefined=undefined_names(text))
+    return detect_code(text)
+
+
 def ask(args) -> int:
     prog = "troubleshoot ask"
-    text = read_question(args.text, prog)
+    text = read_question("@" + args.text if _as_path(args.text) else args.text, prog)
+    question = _code_question(args.text, text)
+    if question is not None:
+        return ask_code(args, question)
     _engine(prog)  # builds or repairs the index, says knowledge problems
     from bot.answer import answer_result
     from bot.answer.render import render_answer
@@ -103,6 +129,79 @@ def ask(args) -> int:
     else:
         print(render_answer(data, top=args.top))
     return 0
+
+
+def ask_code(args, question) -> int:
+    """Code without error text: run it through the one verification path (the asker's own
+    code, in the sandbox) and answer from the error it really raised (`--no-run`: only
+    say that it is code)."""
+    from bot.verify.code_question import answer_from_report, not_run_answer, render_code_answer, traceback_text
+
+    lang = args.lang or question.language
+    started = time.monotonic()
+    report = None
+    if getattr(args, "no_run", False):
+        data = not_run_answer(question, lang)
+    elif not question.runnable:
+        data = not_run_answer(question, lang, why="not_runnable")
+    else:
+        from bot.sandbox import sandbox_available
+
+        ok, why = sandbox_available()
+        if not ok:
+            return fail("troubleshoot ask", f"this is Python code without an error message, and the sandbox that would run it "
+                                f"cannot run on this machine: {why}. Paste the error it raises, or use --no-run")
+        from functools import partial
+
+        from bot.answer import answer
+        from bot.jobs.executor import JobError
+        from bot.jobs.local import LocalExecutor
+        from bot.jobs.settings import ConfigError, JobSettings
+
+        show = not args.json and sys.stderr.isatty()
+        if not args.json:
+            print(f"Python code without an error message ({question.lines} lines): running it in the sandbox…",
+                  file=sys.stderr, flush=True)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if show:
+                print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+
+        try:
+            executor = LocalExecutor(JobSettings.from_env())
+            try:
+                report = executor.verify(question.code, progress, lang=lang)
+            finally:
+                executor.shutdown(wait=False)
+        except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
+            return fail("troubleshoot ask", str(exc))
+        data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
+                                  top=args.top)
+    data["seconds"] = round(time.monotonic() - started, 3)
+    _record_code_answer(report, question, data)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(render_code_answer(data, top=args.top))
+    return 0
+
+
+def _record_code_answer(report: dict | None, question, data: dict) -> None:
+    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
+    answer is recorded under the error the run raised, so an error no entry covers
+    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
+    from bot.evidence.record import ask_recording_enabled, cli_asker, record_answer, record_verification
+    from bot.verify.code_question import traceback_text
+
+    if report is None or not ask_recording_enabled():
+        return
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording logs its own failures
+        asker = None
+    record_verification(report, question.code, surface="cli", asker=asker)
+    if report.get("reproduced"):
+        record_answer(traceback_text(report), data, surface="cli")
 
 
 # --- eval -----------------------------------------------------------------------------

@@ -82,6 +82,12 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
         return post(ctx.client, q.where, [message])
+    from bot.slack.services.code_question import answer_code_question, code_question_of
+
+    code = code_question_of(q.parsed, text)
+    if code is not None:  # Python code without error text: run it, answer from its real error
+        return answer_code_question(ctx, where=q.where, question=code, lang=lang, surface=q.surface, team=q.team,
+                                    question_ts=q.question_ts)
     try:
         # answer() takes text as Slack sends it and decodes entities itself; our text is
         # already decoded, so escape it back: every entity is decoded exactly once.
