@@ -312,18 +312,34 @@ def _version_sort(version: str) -> tuple:
 
 # --- the list and the dashboard ----------------------------------------------------------------
 
-def index_doc(kb: m.KnowledgeBase, snap: Snapshot) -> dict:
-    """Every entry, grouped by area, with its proven status and best measured fix."""
+def _haystack(entry: m.Entry) -> str:
+    parts = [entry.id, *entry.aliases, *entry.exception, *entry.examples, *(s.pattern for s in entry.signatures),
+             *entry.title.values()]
+    return "\n".join(parts).casefold()
+
+
+def matches_query(entry: m.Entry, query: str | None) -> bool:
+    """Every word of the query is in the entry's id, titles, exception, messages or patterns."""
+    words = (query or "").casefold().split()
+    hay = _haystack(entry)
+    return all(word in hay for word in words)
+
+
+def index_doc(kb: m.KnowledgeBase, snap: Snapshot, query: str | None = None) -> dict:
+    """Every entry (or those matching `query`), grouped by area, with its proven status
+    (kb verify) and best measured fix."""
     areas: dict[str, list[dict]] = {}
     for entry in sorted(kb.entries.values(), key=lambda e: e.id):
+        if not matches_query(entry, query):
+            continue
         doc = entry_doc(entry, snap, kb)
         areas.setdefault(doc["area"], []).append({
             "id": entry.id, "title": doc["title"], "exception": doc["exception"],
-            "signatures": doc["signatures"][:3], "kb_verify": doc["evidence"]["kb_verify"],
-            "best_fix": doc["best_fix"], "answers": doc["evidence"]["answers"],
+            "kb_verify": doc["evidence"]["kb_verify"], "best_fix": doc["best_fix"],
+            "answers": doc["evidence"]["answers"], "verifications": doc["evidence"]["verifications"],
             "workarounds": len(doc["workarounds"]), "dead_ends": len(doc["dead_ends"]),
         })
-    return {"entries": sum(len(v) for v in areas.values()),
+    return {"entries": sum(len(v) for v in areas.values()), "total": len(kb.entries), "query": query or None,
             "areas": [{"area": a, "entries": areas[a]} for a in AREA_ORDER if a in areas],
             "store": snap.backend, "store_error": snap.error}
 
@@ -348,7 +364,8 @@ def stats_doc(kb: m.KnowledgeBase, snap: Snapshot) -> dict:
                 if not any((e.id, w.id) in snap.observations and snap.observations[(e.id, w.id)].runs
                            for w in e.workarounds)]
     return {
-        "store": snap.backend, "store_error": snap.error, "totals": snap.totals,
+        "store": snap.backend, "store_error": snap.error,
+        "totals": {**dict.fromkeys(("verifications", "answers", "votes", "up", "coverage_gaps"), 0), **snap.totals},
         "entries": len(kb.entries),
         "most_asked": [{"id": eid, "title": _i18n(kb.entries[eid].title), "answers": n} for n, eid in asked],
         "unanswered": [{**g, "last_seen": g["last_seen"].isoformat() if g["last_seen"] else None}
