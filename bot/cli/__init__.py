@@ -57,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     kbv.add_argument("--dir")
     kbv.set_defaults(handler="bot.cli.kb:verify")
 
+    export = kb_sub.add_parser("export", help="write the knowledge pages (HTML, Markdown, JSON; en/ko/zh) as static files")
+    export.add_argument("out", metavar="DIR", help="the folder to write into (created if missing)")
+    export.add_argument("--format", action="append", choices=("html", "md", "json"),
+                        help="only this format (repeatable; default: all three)")
+    export.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
+    export.set_defaults(handler="bot.cli.kb:export")
+
     index = sub.add_parser("index", help="build the search index")
     index_sub = index.add_subparsers(dest="index_command", required=True, metavar="INDEX_COMMAND")
     build = index_sub.add_parser("build", help="build or refresh the index (only changed files are re-embedded)")
