@@ -241,7 +241,7 @@ def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None)
     dead_ends = []
     for w in (item for _, item in workarounds if item["refuted"]):
         dead_ends.append({"id": w["id"], "title": w["title"], "why": _texts(refuted_text), "code": w["code"],
-                          "leads_to": None, "refuted": True,
+                          "leads_to": None, "leads_to_title": None, "refuted": True,
                           "measured": None if w["measured"] is None else round(1 - w["measured"], 4),
                           "rate_kind": w["rate_kind"],
                           "rate_text": _texts(lambda lang, v=w["verified"]: rate_text(v, lang, dead_end=True)),

@@ -48,7 +48,9 @@ def _link(title: str, url: str | None) -> str:
     url = safe_url(url)
     if not url:
         return md_text(title)
-    return f"[{md_text(title)}](<{url.replace('<', '%3C').replace('>', '%3E').replace(' ', '%20')}>)"
+    for char, code in (("%", "%25"), (" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E")):
+        url = url.replace(char, code) if char != "%" else re.sub(r"%(?![0-9A-Fa-f]{2})", code, url)
+    return f"[{md_text(title)}]({url})"
 
 
 def entry_markdown(doc: dict, lang: str, links) -> str:
@@ -114,7 +116,10 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
             out += [f"### ✗ {md_text(pick(d['title'], lang))}" + (f" ({L['refuted_badge']})" if d["refuted"] else ""),
                     "", md_text(pick(d["why"], lang)), ""]
             if d["leads_to"]:
-                out += [f"{L['raises']}: [{md_code_span(d['leads_to'])}]({links.entry(d['leads_to'], lang, 'md')})", ""]
+                target = md_code_span(d["leads_to"])
+                if d.get("leads_to_title"):  # a link only to an entry that exists
+                    target = f"[{target}]({links.entry(d['leads_to'], lang, 'md')})"
+                out += [f"{L['raises']}: {target}", ""]
             if d["rate_kind"] == "measured":
                 out += [f"**{d['measured']:.0%}** ({md_text(pick(d['rate_text'], lang))})", ""]
             if d["code"]:
@@ -124,6 +129,6 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
                                               for i, s in enumerate(doc["sources"], 1)] + [""]
     if doc["related"]:
         out += [f"## {L['related']}", ""] + [
-            f"- [{md_text(pick(r['title'], lang) or r['id'])}]({links.entry(r['id'], lang, 'md')})"
-            for r in doc["related"]] + [""]
+            f"- [{md_text(pick(r['title'], lang))}]({links.entry(r['id'], lang, 'md')})" if r["title"]
+            else f"- {md_code_span(r['id'])}" for r in doc["related"]] + [""]
     return "\n".join(out).rstrip() + "\n"
