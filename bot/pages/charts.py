@@ -11,7 +11,6 @@ from markupsafe import Markup, escape
 WIDTH = 600
 BAR_H = 22
 GAP = 8
-LABEL_W = 230
 COLORS = {"fixed": "#2e7d32", "failed": "#c62828", "answers": "#1565c0", "votes": "#8e24aa", "bar": "#1565c0",
           "held": "#9e9e9e"}
 
@@ -20,24 +19,35 @@ def _short(text: str, limit: int = 34) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+LABEL_H = 18  # each row: its label on a line of its own, the bar below (fits a phone's width)
+ROW = LABEL_H + BAR_H + GAP
+
+
+def _open(height: int, title: str) -> str:
+    return (f'<svg class="chart" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" '
+            f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">'
+            f"<title>{escape(title)}</title>")
+
+
+def _label(y: float, label: str) -> str:
+    return (f'<text x="0" y="{y + 13}" font-size="14"><title>{escape(label)}</title>'
+            f"{escape(_short(label, 70))}</text>")
+
+
 def hbar_chart(rows: list[tuple[str, float, str]], *, title: str, max_value: float | None = None,
                color: str = COLORS["bar"]) -> Markup:
     """Horizontal bars: (label, value, text shown after the bar) per row."""
     if not rows:
         return Markup("")
     top = max_value if max_value else max(v for _, v, _ in rows) or 1
-    height = len(rows) * (BAR_H + GAP) + GAP
-    span = WIDTH - LABEL_W - 110
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" '
-             f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">'
-             f"<title>{escape(title)}</title>"]
+    span = WIDTH - 120
+    parts = [_open(len(rows) * ROW + GAP, title)]
     for i, (label, value, after) in enumerate(rows):
-        y = GAP + i * (BAR_H + GAP)
+        y = GAP + i * ROW
         w = max(1.0, span * (value / top)) if value else 0
-        parts.append(f'<text x="{LABEL_W - 6}" y="{y + BAR_H * 0.7:.1f}" text-anchor="end" font-size="13">'
-                     f"<title>{escape(label)}</title>{escape(_short(label))}</text>")
-        parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{w:.1f}" height="{BAR_H}" fill="{color}" rx="2"/>')
-        parts.append(f'<text x="{LABEL_W + w + 6:.1f}" y="{y + BAR_H * 0.7:.1f}" font-size="13">'
+        parts.append(_label(y, label))
+        parts.append(f'<rect x="0" y="{y + LABEL_H}" width="{w:.1f}" height="{BAR_H}" fill="{color}" rx="2"/>')
+        parts.append(f'<text x="{w + 6:.1f}" y="{y + LABEL_H + BAR_H * 0.7:.1f}" font-size="14">'
                      f"{escape(after)}</text>")
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -45,33 +55,32 @@ def hbar_chart(rows: list[tuple[str, float, str]], *, title: str, max_value: flo
 
 def stacked_rate_chart(rows: list[tuple[str, int, int, str]], *, title: str, labels: dict) -> Markup:
     """One bar per fix: the share of its verified runs that fixed (green) and failed (red),
-    with the counts written after it: (label, fixed, failed, text after) per row."""
+    with the counts written after it: (label, fixed, failed, text after) per row. A fix
+    known from votes only gets a dashed outline."""
     if not rows:
         return Markup("")
-    height = len(rows) * (BAR_H + GAP) + GAP + 20
-    span = WIDTH - LABEL_W - 110
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" '
-             f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">'
-             f"<title>{escape(title)}</title>"]
+    span = WIDTH - 120
+    height = len(rows) * ROW + GAP + 22
+    parts = [_open(height, title)]
     for i, (label, fixed, failed, after) in enumerate(rows):
-        y = GAP + i * (BAR_H + GAP)
+        y = GAP + i * ROW
+        yb = y + LABEL_H
         total = fixed + failed
-        parts.append(f'<text x="{LABEL_W - 6}" y="{y + BAR_H * 0.7:.1f}" text-anchor="end" font-size="13">'
-                     f"<title>{escape(label)}</title>{escape(_short(label))}</text>")
+        parts.append(_label(y, label))
         if total:
             wf = span * fixed / total
-            parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{wf:.1f}" height="{BAR_H}" fill="{COLORS["fixed"]}"/>')
-            parts.append(f'<rect x="{LABEL_W + wf:.1f}" y="{y}" width="{span - wf:.1f}" height="{BAR_H}" '
+            parts.append(f'<rect x="0" y="{yb}" width="{wf:.1f}" height="{BAR_H}" fill="{COLORS["fixed"]}"/>')
+            parts.append(f'<rect x="{wf:.1f}" y="{yb}" width="{span - wf:.1f}" height="{BAR_H}" '
                          f'fill="{COLORS["failed"]}"/>')
         else:
-            parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{span}" height="{BAR_H}" fill="none" '
+            parts.append(f'<rect x="0" y="{yb}" width="{span}" height="{BAR_H}" fill="none" '
                          f'stroke="{COLORS["held"]}" stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{LABEL_W + span + 6}" y="{y + BAR_H * 0.7:.1f}" font-size="13">{escape(after)}</text>')
+        parts.append(f'<text x="{span + 6}" y="{yb + BAR_H * 0.7:.1f}" font-size="14">{escape(after)}</text>')
     y = height - 8
-    parts.append(f'<rect x="{LABEL_W}" y="{y - 10}" width="10" height="10" fill="{COLORS["fixed"]}"/>'
-                 f'<text x="{LABEL_W + 14}" y="{y}" font-size="12">{escape(labels["fixed"])}</text>'
-                 f'<rect x="{LABEL_W + 90}" y="{y - 10}" width="10" height="10" fill="{COLORS["failed"]}"/>'
-                 f'<text x="{LABEL_W + 104}" y="{y}" font-size="12">{escape(labels["failed"])}</text>')
+    parts.append(f'<rect x="0" y="{y - 10}" width="10" height="10" fill="{COLORS["fixed"]}"/>'
+                 f'<text x="14" y="{y}" font-size="13">{escape(labels["fixed"])}</text>'
+                 f'<rect x="110" y="{y - 10}" width="10" height="10" fill="{COLORS["failed"]}"/>'
+                 f'<text x="124" y="{y}" font-size="13">{escape(labels["failed"])}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
