@@ -82,6 +82,8 @@ class Settings(BaseSettings):
                                         "seconds one Slack API call may take", gt=0)
     max_file_bytes: int = _env("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024, "largest uploaded file read, bytes", ge=1)
     verify_threads: int = _env("TROUBLESHOOT_VERIFY_THREADS", 2, "verifications at once in the bot", ge=1)
+    public_url: str = _env("TROUBLESHOOT_PUBLIC_URL", "",
+                           "the bot's public base URL (https://host): answers link to its /kb/<id> pages")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = _env(
         "TROUBLESHOOT_LOG_LEVEL", "INFO", "logging level of the bot and the worker")
 
@@ -140,7 +142,7 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value):
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", mode="before")
+    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", mode="before")
     @classmethod
     def _strip(cls, value):
         return value.strip() if isinstance(value, str) else value
@@ -151,6 +153,14 @@ class Settings(BaseSettings):
         if value and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", value):
             raise ValueError("not a database URL (expected e.g. postgresql+psycopg://user:password@host:5432/db "
                              "or sqlite:////path/to/file.db)")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment):
+            raise ValueError("not a base URL (expected https://host or https://host/prefix)")
         return value
 
     @field_validator("redis_url")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.answer.rates import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
+from bot.pages.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
 
 EXCERPT_CHARS = 320
@@ -116,6 +117,7 @@ def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, aske
         "workarounds": [w for w in workarounds if not w.get("refuted")],
         "dead_ends": refuted_items(workarounds, lang) + dead_end_items(entry, lang, rates),
         "sources": source_items(hit, kb, lang),
+        "page_url": public_page_url(entry.id, lang),  # None unless TROUBLESHOOT_PUBLIC_URL is set
     }
 
 

@@ -196,6 +196,17 @@ def build_parser() -> argparse.ArgumentParser:
     _common(kbv)
     kbv.set_defaults(handler="bot.cli.kb:verify")
 
+    export = _sub(kb_sub, "export", help="write the knowledge pages (HTML, Markdown, JSON; en/ko/zh) as static files",
+                  description="Write every entry's knowledge page, in en/ko/zh, as static HTML, Markdown and JSON.",
+                  examples=["troubleshoot kb export site/", "troubleshoot kb export site/ --format md"],
+                  settings=["TROUBLESHOOT_KNOWLEDGE_DIR"] + STORE)
+    export.add_argument("out", metavar="DIR", help="the folder to write into (created if missing)")
+    export.add_argument("--format", action="append", choices=("html", "md", "json"),
+                        help="only this format (repeatable; default: all three)")
+    export.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
+    _common(export)
+    export.set_defaults(handler="bot.cli.kb:export")
+
     draft = _sub(kb_sub, "draft", help="write a skeleton entry for an unanswered error (see `troubleshoot gaps`)",
                  description="Write a skeleton knowledge entry for an unanswered error: a signature from its "
                              "normalised message, the example, empty prose for en/ko/zh. `kb check` then says "

@@ -1,4 +1,4 @@
-"""`troubleshoot kb check | list | add | verify`."""
+"""`troubleshoot kb check | list | add | verify | export`."""
 
 from __future__ import annotations
 
@@ -161,3 +161,44 @@ def _record(results, environment: dict) -> None:
         print(f"troubleshoot kb verify: {failed} result(s) were not recorded as evidence (see the log); "
               "--no-record skips recording", file=sys.stderr)
 
+
+
+def export(args) -> int:
+    """`kb export DIR [--format html|md|json]`: the knowledge pages as static files (bot/pages/export.py),
+    with the evidence the store holds now (none yet: the team's estimates, said as such)."""
+    from bot.evidence.db import get_store
+    from bot.pages.data import load_snapshot
+    from bot.pages.export import FORMATS, export_pages
+
+    prog = "troubleshoot kb export"
+    kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
+    if not kb.entries:
+        print(f"{prog}: no knowledge entries could be loaded from {kb.root} "
+              f"({len(problems)} problem(s); `troubleshoot kb check` lists them)", file=sys.stderr)
+        return 2
+    if errors_only(problems):
+        print(f"{prog}: warning: {len(errors_only(problems))} problem(s); invalid files are left out "
+              "(`troubleshoot kb check` lists them)", file=sys.stderr)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"{prog}: {out} exists and is not a folder", file=sys.stderr)
+        return 2
+    try:
+        store = get_store(create=False)
+    except Exception as exc:  # noqa: BLE001 - the pages still carry the knowledge
+        print(f"{prog}: warning: the evidence store cannot be opened ({type(exc).__name__}); "
+              "the pages show the team's estimates only", file=sys.stderr)
+        store = None
+    snap = load_snapshot(store)
+    if snap.error:
+        print(f"{prog}: warning: the evidence store could not be read ({snap.error}); "
+              "the pages show the team's estimates only", file=sys.stderr)
+    try:
+        written = export_pages(kb, snap, out, tuple(args.format or FORMATS))
+    except OSError as exc:
+        print(f"{prog}: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out} "
+          f"({', '.join(args.format or FORMATS)}); open {out / 'index.html'}" if "html" in (args.format or FORMATS)
+          else f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out}")
+    return 0

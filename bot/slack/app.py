@@ -123,9 +123,14 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def wsgi_app(app: App, ctx: BotContext):
+    from bot.pages.site import KnowledgePages, handles as is_page
+
     slack = SlackRequestHandler(app, path=EVENTS_PATH)
+    pages = KnowledgePages(store=ctx.store)  # the knowledge pages at /kb (bot/pages/site.py)
 
     def application(environ, start_response):
+        if is_page(environ.get("PATH_INFO") or ""):
+            return pages(environ, start_response)
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             try:
                 with ctx.store.engine.connect() as conn:

@@ -203,6 +203,8 @@ def answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0,
     best = matches[0]
     title = escape(best.get("title") or best["id"])
     head = f":mag: *{title}*  `{escape(best['id'])}`"
+    if best.get("page_url"):  # TROUBLESHOOT_PUBLIC_URL is set: the entry's page (bot/pages)
+        head += f"  <{best['page_url']}|{t('page', lang)}>"
     conf = confidence_text(best, lang)
     content += sections(head + (f"\n{conf}" if conf else ""))
     if best.get("root_cause"):

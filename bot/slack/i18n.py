@@ -15,6 +15,7 @@ LABELS: dict[str, dict[str, str]] = {
     "leads_to": {"en": "raises instead", "ko": "대신 발생하는 오류", "zh": "改为报错"},
     "sources": {"en": "Sources", "ko": "출처", "zh": "来源"},
     "also": {"en": "Also possible", "ko": "다른 후보", "zh": "其他可能"},
+    "page": {"en": "Knowledge page", "ko": "지식 페이지", "zh": "知识页面"},
     "works": {"en": "worked", "ko": "성공률", "zh": "成功率"},
     "evidence": {"en": "evidence", "ko": "근거", "zh": "证据"},
     "not_sure": {"en": "I'm not sure which known error this is, so I won't guess.",
