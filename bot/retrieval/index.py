@@ -369,8 +369,10 @@ class SearchIndex:
         try:
             with open(index_dir / CHUNKS, encoding="utf-8") as handle:
                 chunks = [Chunk.from_json(json.loads(line)) for line in handle if line.strip()]
-            vectors = faiss.read_index(str(index_dir / VECTORS))
-            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR))
+            # Memory-mapped: the pages of the vectors and the BM25 matrix are read as searches
+            # touch them and shared between processes that load the same index.
+            vectors = faiss.read_index(str(index_dir / VECTORS), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
+            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR), mmap=True)
         except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
             raise IndexProblem(f"the index in {index_dir} is damaged ({exc}); rebuild it with "
                                f"`troubleshoot index build --full`") from exc
