@@ -323,7 +323,7 @@ def registered_patch_names() -> set[str] | None:
         from bot.verify.patches import registry
     except ImportError:
         return None
-    names = set(registry.names())
+    names = set(registry.declared_names())  # without importing the patches (and libcst)
     return names or None
 
 

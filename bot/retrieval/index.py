@@ -503,8 +503,10 @@ class SearchIndex:
                 for number, line in enumerate(handle, 1):
                     if line.strip():
                         chunks.append(_chunk(json.loads(line), number))
-            vectors = faiss.read_index(str(index_dir / VECTORS))
-            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR))
+            # Memory-mapped: the pages of the vectors and the BM25 matrix are read as searches
+            # touch them and shared between processes that load the same index.
+            vectors = faiss.read_index(str(index_dir / VECTORS), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
+            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR), mmap=True)
         except Exception as exc:  # noqa: BLE001 - whatever a damaged file raises, it is one message
             detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
             raise IndexDamaged(f"the index in {index_dir} is damaged ({detail}); rebuild it with "

@@ -13,8 +13,6 @@ import contextlib
 import fcntl
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
@@ -117,8 +115,47 @@ def _migration_lock(engine: Engine, conn):
         yield
 
 
+def _head_revision() -> str | None:
+    """The one newest revision of bot/store/migrations, read from the files (no Alembic)."""
+    import ast
+
+    revisions: dict[str, str | None] = {}
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        values = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].id in ("revision", "down_revision"):
+                values[node.targets[0].id] = node.value.value if isinstance(node.value, ast.Constant) else ...
+        if "revision" in values:
+            revisions[values["revision"]] = values.get("down_revision")
+    if any(not isinstance(v, (str, type(None))) for v in revisions.values()):
+        return None  # merge revisions (tuples): let Alembic decide
+    heads = set(revisions) - set(revisions.values())
+    return next(iter(heads)) if len(heads) == 1 else None
+
+
+def _at_head(engine: Engine) -> bool:
+    head = _head_revision()
+    if head is None:
+        return False
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).fetchall()
+    except Exception:  # no table yet, or no database yet
+        return False
+    return [r[0] for r in rows] == [head]
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest revision (a no-op when it is there already)."""
+    """Bring the schema to the newest revision (a no-op when it is there already).
+
+    A store already at the newest revision is left alone without importing Alembic (a
+    cold `troubleshoot ask` saved about 0.4 s)."""
+    if _at_head(engine):
+        return
+    from alembic import command
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     with engine.connect() as conn, _migration_lock(engine, conn):

@@ -205,3 +205,14 @@ def test_malformed_reports_change_nothing(backend, make_store, evidence_kb, seed
     odd["environment"].update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
     assert record_verification(odd, CODE + "\n# odd\n", store=store) is not None
     assert record_verification(seed_run.report, 12345, store=store) is None  # not a snippet
+
+
+def test_the_head_read_from_the_files_is_alembics_head():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from bot.store.db import MIGRATIONS, _head_revision
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    assert [_head_revision()] == list(ScriptDirectory.from_config(cfg).get_heads())
