@@ -125,6 +125,12 @@ class Settings(BaseSettings):
         "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
         "memory; RLIMIT_NPROC is shared per host uid)")
 
+    # --- torch environments (troubleshoot envs) ------------------------------------------
+    envs_dir: Path | None = _env("TROUBLESHOOT_ENVS_DIR", None,
+                                 "folder of the torch environments a worker holds (default: <var dir>/envs)")
+    envs_index_url: str = _env("TROUBLESHOOT_ENVS_INDEX_URL", "",
+                               "an extra package index for `envs add` (e.g. one with CPU builds of torch)")
+
     @field_validator("auto_channels", mode="before")
     @classmethod
     def _split_channels(cls, value):
@@ -142,7 +148,7 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value):
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", mode="before")
+    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", "envs_index_url", mode="before")
     @classmethod
     def _strip(cls, value):
         return value.strip() if isinstance(value, str) else value

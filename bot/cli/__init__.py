@@ -193,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     kbv.add_argument("--json", action="store_true", help="print the JSON results")
     kbv.add_argument("--no-record", action="store_true", help="do not store the outcomes as evidence")
     kbv.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
+    kbv.add_argument("--torch", metavar="V1,V2", help="run on these torch environments (see `troubleshoot envs`) "
+                     "and record each release's outcome")
+    kbv.add_argument("--envs-dir", help=argparse.SUPPRESS)
     _common(kbv)
     kbv.set_defaults(handler="bot.cli.kb:verify")
 
@@ -262,8 +265,34 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not record the outcome as evidence (recorded by default; see troubleshoot stats)")
     verify.add_argument("--keep-snippet", action="store_true",
                         help="store the snippet's text with the evidence (by default only its sha256 is kept)")
+    verify.add_argument("--torch", metavar="V1,V2",
+                        help="verify on each of these torch releases (environments from `troubleshoot envs add`)")
+    verify.add_argument("--envs-dir", help=argparse.SUPPRESS)
     _common(verify)
     verify.set_defaults(handler="bot.cli.verify:verify")
+
+    envs = _sub(sub, "envs", help="the torch environments this machine verifies on",
+                description="Install, list and remove the torch releases verification can run on (one environment each).",
+                examples=["troubleshoot envs add 2.13.0", "troubleshoot envs list --json"],
+                settings=["TROUBLESHOOT_ENVS_DIR", "TROUBLESHOOT_ENVS_INDEX_URL"])
+    envs_sub = envs.add_subparsers(dest="envs_command", required=True, metavar="ENVS_COMMAND",
+                                   parser_class=Parser)
+    env_add = envs_sub.add_parser("add", help="install a torch release into an environment of its own")
+    env_add.add_argument("versions", nargs="+", metavar="VERSION", help="torch release, e.g. 2.9.1")
+    env_add.add_argument("--json", action="store_true")
+    env_add.add_argument("--pip-output", dest="verbose", action="store_true", help="show pip's output")
+    env_add.add_argument("--no-index-check", action="store_true",
+                         help="do not ask the package index for its releases first (pip still refuses an unknown one)")
+    env_add.add_argument("--dir", help="environments folder (default TROUBLESHOOT_ENVS_DIR or <var dir>/envs)")
+    env_add.set_defaults(handler="bot.cli.envs:add")
+    env_list = envs_sub.add_parser("list", help="the environments, with their size and install time")
+    env_list.add_argument("--json", action="store_true")
+    env_list.add_argument("--dir")
+    env_list.set_defaults(handler="bot.cli.envs:list_envs")
+    env_rm = envs_sub.add_parser("remove", help="delete an environment")
+    env_rm.add_argument("versions", nargs="+", metavar="VERSION")
+    env_rm.add_argument("--dir")
+    env_rm.set_defaults(handler="bot.cli.envs:remove")
 
     stats = _sub(sub, "stats", help="evidence per entry and workaround",
                  description="Evidence per entry and workaround: runs, votes, fix rates and coverage gaps.",
@@ -293,6 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "TROUBLESHOOT_WORKER_NAME", "TROUBLESHOOT_JOB_SECONDS"])
     worker.add_argument("--concurrency", type=_positive, default=None,
                         help="jobs at a time (default: one per GPU)")
+    worker.add_argument("--envs-dir", help="its torch environments (default TROUBLESHOOT_ENVS_DIR or <var dir>/envs): "
+                        "it listens on a queue for each")
     _common(worker)
     worker.set_defaults(handler="bot.cli.worker:worker")
     return parser

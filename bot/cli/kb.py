@@ -112,6 +112,9 @@ def verify(args) -> int:
         ok, why = sandbox_available()
         if not ok:
             return fail(prog, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
+    if getattr(args, "torch", None):
+        return _verify_versions(args, kb, entries)
+
     def progress(result, done: int, total: int) -> None:
         if not args.json:
             print(_verify_line(result), flush=True)
@@ -130,6 +133,68 @@ def verify(args) -> int:
               f"processes, Windows or a broken installation); {totals['patch_claims']} patch claims checked, "
               f"{totals['patch_claims_failed']} failed")
     return 1 if totals["failed"] else 0
+
+
+def _verify_versions(args, kb, entries) -> int:
+    """`kb verify --torch V1,V2`: every entry on each release; each release's outcome is
+    recorded (evidence under that torch, and the entry's version table)."""
+    from bot.cli.verify import InputError, local_environments, parse_versions
+    from bot.verify.kbverify import env_environment, summary, verify_entry
+    from bot.verify.versions import VersionTable, new_wordings, row_from
+
+    prog = "troubleshoot kb verify --torch"
+    try:
+        envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
+    except InputError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    table = VersionTable()
+    per_version: dict[str, list] = {e.version: [] for e in envs}
+    out = []
+    for entry in entries:
+        rows, item = {}, {"id": entry.id, "versions": {}}
+        for env in envs:
+            result = verify_entry(entry, kb, environment=env)
+            per_version[env.version].append(result)
+            if result.ran:
+                rows[env.version] = row_from(result, env)
+                if not args.no_record:
+                    table.record(entry.id, env.version, rows[env.version])
+                    _record([result], env_environment(env))
+            item["versions"][env.version] = result.as_json() | {"torch": env.torch}
+        item["new_wordings"] = new_wordings(entry, rows)
+        out.append(item)
+        if not args.json:
+            print(_versions_line(entry.id, item, envs), flush=True)
+        elif sys.stderr.isatty():
+            print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
+    totals = {v: summary(rs) for v, rs in per_version.items()}
+    if args.json:
+        print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
+    else:
+        for v, t in totals.items():
+            print(f"torch {v}: {t['proven']} of {t['ran']} repros proved every claim; {t['failed']} failed; "
+                  f"{t['not_run']} not run here")
+        if not args.no_record:
+            print(f"version table: {table.path}")
+    return 1 if any(t["failed"] for t in totals.values()) else 0
+
+
+def _versions_line(entry_id: str, item: dict, envs) -> str:
+    cells = []
+    for env in envs:
+        r = item["versions"][env.version]
+        if not r["ran"]:
+            cells.append(f"{env.version}: skip")
+            continue
+        state = "reproduced" if r["reproduced"] else "no error"
+        bad = len(r["failures"])
+        cells.append(f"{env.version}: {state}" + (f", {bad} claim(s) failed" if bad else ", claims hold"))
+    line = f"  {entry_id}: " + "; ".join(cells)
+    for w in item["new_wordings"]:
+        line += (f"\n        new wording on {w['torch']} ({'signature matches' if w['signature_matches'] else 'NO signature matches'}): "
+                 f"{w['example'][:160]}")
+    return line
 
 
 def _verify_line(result) -> str:

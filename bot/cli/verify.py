@@ -106,9 +106,43 @@ class _Interrupts:
         return False
 
 
+def parse_versions(text: str | None) -> list[str]:
+    """--torch 2.9.1,2.13.0 -> ["2.9.1", "2.13.0"] (order kept, repeats dropped)."""
+    from bot.envs.store import EnvError, check_version
+
+    out: list[str] = []
+    for part in (text or "").split(","):
+        if part.strip():
+            try:
+                version = check_version(part)
+            except EnvError as exc:
+                raise InputError(f"--torch: {exc}") from None
+            if version not in out:
+                out.append(version)
+    if not out:
+        raise InputError("--torch: name at least one torch release, e.g. --torch 2.9.1,2.13.0")
+    return out
+
+
+def local_environments(versions: list[str], envs_dir: str | None = None) -> list:
+    """The environments of `versions` on this machine; InputError naming those there are."""
+    from bot.envs import EnvStore
+
+    store = EnvStore(envs_dir)
+    envs = {v: store.get(v) for v in versions}
+    missing = [v for v, e in envs.items() if e is None]
+    if missing:
+        have = ", ".join(store.versions()) or "none"
+        raise InputError(f"--torch: no environment for torch {', '.join(missing)} on this machine (installed: "
+                         f"{have}); add one with `troubleshoot envs add {missing[0]}`")
+    return [envs[v] for v in versions]
+
+
 def verify(args) -> int:
     if getattr(args, "queue", False):
         return verify_queued(args)  # submit through the broker, wait for the report
+    if getattr(args, "torch", None):
+        return verify_matrix(args)
     code, fixed = _read_inputs(args, PROG)
 
     from bot.sandbox import sandbox_available
@@ -162,6 +196,76 @@ def verify(args) -> int:
     return verdict(report)
 
 
+def _fail(prog: str, message: str, code: int = EXIT_INPUT) -> int:
+    return fail(prog, message, code)
+
+
+# --- troubleshoot verify --torch V1,V2 ----------------------------------------------------------
+
+def verify_matrix(args) -> int:
+    """The snippet and every fix on each torch release, here (environments of this machine)."""
+    prog = f"{PROG} --torch"
+    try:
+        versions = parse_versions(args.torch)
+        envs = local_environments(versions, getattr(args, "envs_dir", None))
+        code = read_snippet(args.file, "snippet")
+        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
+    except InputError as exc:
+        return _fail(prog, str(exc))
+    from bot.sandbox import sandbox_available
+
+    ok, why = sandbox_available()
+    if not ok:
+        return _fail(prog, f"the sandbox cannot run on this machine: {why}")
+    from bot.jobs.verification import check_snippet, worker_info
+    from bot.verify.matrix import format_matrix, run_matrix
+
+    try:
+        check_snippet(code)
+        settings = JobSettings.from_env()
+    except (ConfigError, ValueError) as exc:
+        return _fail(prog, str(exc))
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        def progress(stage: str, done: int, total: int) -> None:
+            print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+
+    report = run_matrix(code, envs, fixed_code=fixed, progress=progress, job_seconds=settings.job_seconds,
+                        info=worker_info(None, executor="local"))
+    record_matrix(args, report, code, surface="cli")
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_matrix(report))
+    return 0
+
+
+def record_matrix(args, report: dict, snippet: str, surface: str) -> None:
+    """Each release's run is evidence of its own (under its own torch)."""
+    from bot.evidence.record import cli_asker, record_verification
+
+    if getattr(args, "no_record", False):
+        return
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording reports its own failure below
+        asker = None
+    failed = 0
+    for row in report.get("versions") or []:
+        one = dict(row, environment={**(report.get("environment") or {}), **_env_facts(row)})
+        if record_verification(one, snippet, consent=bool(getattr(args, "keep_snippet", False)), surface=surface,
+                               asker=asker) is None:
+            failed += 1
+    if failed:
+        print(f"troubleshoot verify: {failed} release(s) were not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+
+
+def _env_facts(row: dict) -> dict:
+    env = row.get("environment") or {}
+    return {"torch": env.get("torch"), "cuda": env.get("cuda"), "python": env.get("python")}
+
+
 # --- troubleshoot verify --queue ------------------------------------------------------------------
 
 def verify_queued(args) -> int:
@@ -186,6 +290,8 @@ def verify_queued(args) -> int:
             note(prog, f"[{done}/{total}] {stage}")
 
     executor = CeleryExecutor(settings)
+    if getattr(args, "torch", None):
+        return _queued_matrix(args, executor, code, fixed, progress)
     try:
         job = executor.submit(code, progress, fixed_code=fixed)
         if not executor.workers():
@@ -207,6 +313,24 @@ def verify_queued(args) -> int:
         if report.get("worker_lost"):
             print(report.get("summary", "worker lost"))
     return verdict(report)
+
+
+def _queued_matrix(args, executor, code: str, fixed: str | None, progress) -> int:
+    prog = "troubleshoot verify --queue --torch"
+    from bot.jobs.executor import JobError
+    from bot.verify.matrix import format_matrix
+
+    try:
+        versions = parse_versions(args.torch)
+        report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
+    except InputError as exc:
+        return _fail(prog, str(exc))
+    except JobError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 3
+    record_matrix(args, report, code, surface="queue")
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_matrix(report))
+    return 0
 
 
 def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:

@@ -10,7 +10,7 @@ import socket
 import sys
 
 from bot.cli.common import EXIT_SERVICE, EXIT_USAGE, fail
-from bot.jobs.settings import QUEUE, ConfigError, JobSettings, redact_url
+from bot.jobs.settings import QUEUE, ConfigError, JobSettings, env_queue, redact_url
 from bot.settings import get_settings
 
 SECRET_PREFIXES = ("SLACK_",)
@@ -117,15 +117,23 @@ def worker(args) -> int:
 
     gpus = detect_gpus()
     concurrency = concurrency or settings.concurrency or max(1, len(gpus))
-    configure_worker(gpus)
+    from bot.envs import EnvStore
+
+    envs_dir = getattr(args, "envs_dir", None)
+    environments = EnvStore(envs_dir).list()  # advertised; a queue each
+    queues = [QUEUE, *(env_queue(e.version) for e in environments)]
+    configure_worker(gpus, envs_dir)
     name = settings.worker_name or f"gpu-{os.getpid()}@{socket.gethostname()}"
     info = {"name": name, "hostname": socket.gethostname(), "pid": os.getpid(), "gpus": gpus,
-            "concurrency": concurrency, "queue": QUEUE}
+            "concurrency": concurrency, "queue": QUEUE, "queues": queues,
+            "environments": [{"version": e.version, "torch": e.torch, "cuda": e.cuda} for e in environments]}
     app = make_app(settings)
     _start_presence(settings, info)
 
     where = f"GPUs {', '.join(gpus)}" if gpus else "no GPU: jobs run on the CPU and their reports say so"
-    print(f"{prog}: {name} on queue '{QUEUE}', {concurrency} job(s) at a time, {where}; "
+    held = f"torch environments {', '.join(e.version for e in environments)}" if environments else \
+        "no torch environments (only the worker's own torch)"
+    print(f"{prog}: {name} on queues {', '.join(queues)}, {concurrency} job(s) at a time, {where}; {held}; "
           f"{entries} knowledge entries; broker {redact_url(settings.redis_url)}; {settings.describe_limits()}",
           flush=True)
     if dropped:
@@ -135,7 +143,7 @@ def worker(args) -> int:
         print(f"{prog}: --concurrency {concurrency} is more than the {len(gpus)} GPU(s): some GPUs will run two "
               "jobs at once", file=sys.stderr, flush=True)
     loglevel = get_settings().log_level
-    app.worker_main(["worker", "--queues", QUEUE, "--concurrency", str(concurrency), "--pool", "prefork",
+    app.worker_main(["worker", "--queues", ",".join(queues), "--concurrency", str(concurrency), "--pool", "prefork",
                      "-O", "fair", "--hostname", name, "--loglevel", loglevel, "--without-mingle",
                      "--without-gossip"])
     return 0
