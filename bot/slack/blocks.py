@@ -261,6 +261,7 @@ def answer_buttons(answer_id: int, lang: str, votes: tuple[int, int], *, private
 def _footer(answer_id: int, lang: str, best: dict | None = None) -> ContextBlock:
     text = f"{t('ref', lang)} A{answer_id}"
     if best:
+        text += f" · `{escape(best['id'])}`"  # what `troubleshoot ask` and the knowledge pages call it
         more_fixes = max(0, len(best.get("workarounds") or []) - 1)
         more_dead = max(0, len(best.get("dead_ends") or []) - 1)
         if more_fixes or more_dead:
