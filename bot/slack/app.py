@@ -159,16 +159,19 @@ def wsgi_app(app: App, ctx: BotContext):
             length = 0
         body = environ["wsgi.input"].read(length) if length > 0 else b""
         environ["wsgi.input"] = io.BytesIO(body)
-        headers = {"x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE", ""),
-                   "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP", "")}
-        if verifier.is_valid_request(body, headers):
-            problem = malformed_body(body, environ.get("CONTENT_TYPE") or "")
-            if problem:
-                log.warning("malformed Slack request refused with 400: %s", problem)
-                data = b'{"ok": false, "error": "malformed_body"}'
-                start_response("400 Bad Request", [("Content-Type", "application/json"),
-                                                   ("Content-Length", str(len(data)))])
-                return [data]
+        problem = malformed_body(body, environ.get("CONTENT_TYPE") or "")
+        if problem:
+            headers = {"x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE", ""),
+                       "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP", "")}
+            try:
+                signed = verifier.is_valid_request(body, headers)
+            except (TypeError, ValueError):  # a missing or non-numeric timestamp
+                signed = False
+            status = "400 Bad Request" if signed else "401 Unauthorized"
+            log.warning("malformed Slack request refused (%s): %s", status[:3], problem)
+            data = b'{"ok": false, "error": "malformed_body"}' if signed else b'{"ok": false, "error": "invalid_request"}'
+            start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
+            return [data]
         return slack(environ, start_response)
 
     def application(environ, start_response):

@@ -145,6 +145,7 @@ def test_channel_config_is_for_admins_and_creators_and_is_kept(bot, fake_slack):
 
     fake_slack.admins.add("U0ADMIN")
     bot.sender.command("config auto=off verify=on", channel="C0TEAM", user="U0ADMIN", response_url=url)
+    settle(bot)
     bot.sender.command("config colour=blue", channel="C0TEAM", user="U0ADMIN", response_url=url)
     settle(bot)
     row = bot.ctx.store.channel_settings("T0001", "C0TEAM")

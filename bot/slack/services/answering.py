@@ -154,9 +154,9 @@ def verify_allowed(ctx: BotContext, team: str | None, channel: str | None) -> bo
 
 def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     text, notes = gather_text(ctx, q.parsed)
-    lang = q.lang or prose_language(q.parsed.prose)
-    if lang is None and not q.parsed.prose.strip():
-        lang = channel_language(ctx, q.team, q.where.channel)  # a bare traceback: the channel's language
+    # The asker's language when they wrote Korean or Chinese; else the channel's default
+    # (`/troubleshoot config lang=...`); else retrieval decides from the text.
+    lang = q.lang or prose_language(q.parsed.prose) or channel_language(ctx, q.team, q.where.channel)
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
         return post(ctx.client, q.where, [message], lang=lang or "en")

@@ -31,7 +31,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.UniqueConstraint("answer_id", "user_hash", name="uq_vote_reasons_answer_user"),
     )
-    op.create_index("ix_vote_reasons_entry", "vote_reasons", ["entry_id"])
+    op.create_index("ix_vote_reasons_entry_id", "vote_reasons", ["entry_id"])
     op.create_table(
         "channel_settings",
         sa.Column("team", sa.String(32), primary_key=True),
@@ -46,7 +46,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("channel_settings")
-    op.drop_index("ix_vote_reasons_entry", table_name="vote_reasons")
+    op.drop_index("ix_vote_reasons_entry_id", table_name="vote_reasons")
     op.drop_table("vote_reasons")
     op.drop_index("ix_answers_channel_thread", table_name="answers")
     op.drop_index("ix_answers_asker", table_name="answers")
