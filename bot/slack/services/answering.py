@@ -142,11 +142,6 @@ class _Working:
             return self.posted if self.posted and self.posted.ts and self.posted.via == "message" else None
 
 
-def channel_language(ctx: BotContext, team: str | None, channel: str | None) -> str | None:
-    settings = ctx.store.channel_settings(team, channel) if channel else None
-    return settings.language if settings is not None else None
-
-
 def verify_allowed(ctx: BotContext, team: str | None, channel: str | None) -> bool:
     settings = ctx.store.channel_settings(team, channel) if channel else None
     return settings is None or settings.verify_allowed is not False
@@ -156,7 +151,8 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     text, notes = gather_text(ctx, q.parsed)
     # The asker's language when they wrote Korean or Chinese; else the channel's default
     # (`/troubleshoot config lang=...`); else retrieval decides from the text.
-    lang = q.lang or prose_language(q.parsed.prose) or channel_language(ctx, q.team, q.where.channel)
+    settings = ctx.store.channel_settings(q.team, q.where.channel) if q.where.channel else None
+    lang = q.lang or prose_language(q.parsed.prose) or (settings.language if settings else None)
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
         return post(ctx.client, q.where, [message], lang=lang or "en")
@@ -185,7 +181,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
         answer_json=json.dumps(result, ensure_ascii=False), asker=asker)
     versions = answer_versions(result, answer_id=answer_id, private=q.where.private, notes=notes,
-                               verify=verify_allowed(ctx, q.team, q.where.channel))
+                               verify=settings is None or settings.verify_allowed is not False)
     posted = _deliver(ctx, q.where, versions, working.finish(), lang)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
