@@ -33,7 +33,7 @@ def test_ask_human_output_reads_well(use_fixture_env, capsys):
     code, out, _ = _run(capsys, "ask", OOM)
     assert code == 0
     assert out.startswith("✔ CUDA out of memory")
-    for heading in ("Root cause", "Workarounds (most successful first)", "Dead ends", "Sources"):
+    for heading in ("Root cause", "Workarounds (best backed first)", "Dead ends", "Sources"):
         assert heading in out
     assert "1. Train in mixed precision  —  fixes it 90% (prior, evidence 2)" in out
     assert "│ with torch.autocast" in out
