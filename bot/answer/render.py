@@ -105,6 +105,8 @@ def render_answer(data: dict, top: int = 3) -> str:
     best = matches[0]
     lines.append(f"✔ {best['title']}")
     lines.append(f"  {best['id']} · {L['confidence']} {best['confidence']:.2f}")
+    if best.get("page_url"):
+        lines.append(f"  {best['page_url']}")
     lines.append("")
     lines.append(L["root_cause"])
     lines.extend(_wrap(best["root_cause"], "  ", width))

@@ -34,10 +34,11 @@ class EvalLine(NamedTuple):
     kind: str = ""
 
 
-def read_eval_lines(path: Path) -> list[EvalLine]:
-    """Every line of an eval file; blank lines are skipped, extra keys ignored but `kind`."""
+def read_eval_lines(path: Path, raw: bytes | None = None) -> list[EvalLine]:
+    """Every line of an eval file; blank lines are skipped, extra keys ignored but `kind`.
+    `raw`: the file's bytes when the caller read them already (bounded, or from stdin)."""
     try:
-        raw = Path(path).read_bytes()
+        raw = Path(path).read_bytes() if raw is None else raw
     except OSError as exc:
         raise EvalFileError(f"cannot read {path}: {exc.strerror}") from None
     try:
@@ -71,9 +72,9 @@ def read_eval_lines(path: Path) -> list[EvalLine]:
     return rows
 
 
-def read_eval_file(path: Path) -> list[tuple[int, str, str | None]]:
+def read_eval_file(path: Path, raw: bytes | None = None) -> list[tuple[int, str, str | None]]:
     """(line number, text, expected id or None) per line."""
-    return [(r.number, r.text, r.expected) for r in read_eval_lines(path)]
+    return [(r.number, r.text, r.expected) for r in read_eval_lines(path, raw)]
 
 
 def percentile(values: list[float], q: float) -> float:

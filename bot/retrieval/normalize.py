@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+# An OSC sequence ends at BEL or at the next ESC (ST is ESC and a backslash): a run of unterminated
+# "\x1b]" costs linear time.
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 PLACEHOLDERS = ("<path>", "<hex>", "<size>", "<shape>", "<ver>", "<dev>", "<num>")
 
