@@ -179,6 +179,11 @@ def judge(query, signature_primary: bool = False) -> Scope:
     """The scope of a paste (see the module docstring). `signature_primary`: a knowledge
     base signature matched the last exception itself."""
     if not has_error_text(query):
+        # a message only another library prints is error text too, even without the word "error"
+        for lib, regex in _MESSAGES:
+            hit = regex.search(query.cleaned.text)
+            if hit:
+                return Scope(OTHER_LIBRARY, lib, hit.group(0)[:80], "message")
         return Scope(NO_ERROR)
     last = query.parsed.last
     # 1. The exception's own module: `tensorflow.python.framework.errors_impl.ResourceExhaustedError`.
@@ -204,8 +209,8 @@ def judge(query, signature_primary: bool = False) -> Scope:
     # 3. A message only that library prints, in the error text (not the asker's words).
     error_text = query.error_text if last is not None else query.cleaned.text
     haystack = error_text + "\n" + "\n".join(e.text() for e in query.parsed.exceptions[:-1])
-    if last is None:
-        haystack = _non_prose(query)
+    if last is None:  # no exception line: the patterns are messages, not words an asker uses
+        haystack = query.cleaned.text
     for lib, regex in _MESSAGES:
         hit = regex.search(haystack)
         if hit:
@@ -220,9 +225,3 @@ def decline_reason(scope: Scope, confident: bool, query) -> str | None:
     if scope.kind == NO_ERROR and (not confident or is_greeting(query.cleaned.text)):
         return "no-error"
     return None if confident else "not-covered"
-
-
-def _non_prose(query) -> str:
-    """Without a parsed exception: the lines that are not the asker's own words."""
-    prose = set(query.prose.split("\n")) if query.prose else set()
-    return "\n".join(line for line in query.cleaned.text.split("\n") if line not in prose) or query.cleaned.text
