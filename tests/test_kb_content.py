@@ -36,7 +36,7 @@ def test_every_entry_has_fixes_dead_ends_and_all_languages():
 def test_entry_examples_are_not_claimed_by_other_entries():
     """An example message of one entry must not be matched by another entry's signatures,
     or the signature leg could not tell them apart."""
-    from bot.retrieval.normalize import normalise_message
+    from bot.text.normalize import normalise_message
 
     kb = load_knowledge()
     clashes = []

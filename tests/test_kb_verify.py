@@ -94,7 +94,7 @@ def test_outcomes_are_recorded_under_the_hosts_environment(kb_dir, capsys):
     from importlib import metadata
 
     from bot.evidence.db import get_store
-    from bot.evidence.models import Verification
+    from bot.store.models import Verification
 
     assert main(["kb", "verify", "--dir", str(kb_dir), "pytorch/view-stride"]) == 0
     with get_store().session() as session:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.answer.rates import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
+from bot.evidence.display import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.retrieval.engine import Hit, SearchResult
 

@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+from bot.settings import SettingsError, get_settings
+
 LANG_CHOICES = ("en", "ko", "zh")
 
 
@@ -100,8 +102,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"troubleshoot {args.command}: not available in this build ({exc.name} is missing)", file=sys.stderr)
             return 2
         raise
-    from bot.settings import SettingsError, get_settings
-
     try:
         get_settings()  # a malformed setting stops here, named, before anything loads
         return int(getattr(module, func_name)(args) or 0)

@@ -7,6 +7,18 @@ import sys
 import time
 from pathlib import Path
 
+from bot import settings
+from bot.answer import answer_result
+from bot.answer.render import render_answer
+from bot.embed import EmbedderError
+from bot.evidence.record import ask_recording_enabled, record_answer
+from bot.retrieval.clean import decode_bytes
+from bot.retrieval.engine import get_embedder, get_engine
+from bot.retrieval.evaluate import EvalFileError, read_eval_file, run_eval
+from bot.retrieval.index import IndexProblem
+from bot.retrieval.index import build_index as build
+from bot.text import InputError
+
 EXIT_USAGE = 2
 
 
@@ -16,10 +28,6 @@ def _fail(command: str, message: str) -> int:
 
 
 def _known_problems():
-    from bot.embed import EmbedderError
-    from bot.retrieval.clean import InputError
-    from bot.retrieval.index import IndexProblem
-
     return (InputError, IndexProblem, EmbedderError)
 
 
@@ -27,8 +35,6 @@ def _known_problems():
 
 
 def _read_text(arg: str | None) -> str:
-    from bot.retrieval.clean import InputError, decode_bytes
-
     if arg is not None and arg != "-":
         return arg
     if arg is None and sys.stdin.isatty():
@@ -41,15 +47,10 @@ def ask(args) -> int:
         return _fail("ask", f"--top must be at least 1, got {args.top}")
     problems = _known_problems()
     try:
-        from bot.answer import answer_result
-        from bot.answer.render import render_answer
-
         text = _read_text(args.text)
         data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
     except problems as exc:
         return _fail("ask", str(exc))
-    from bot.evidence.record import ask_recording_enabled, record_answer
-
     if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
         record_answer(text, data, surface="cli")
     if args.json:
@@ -63,13 +64,9 @@ def ask(args) -> int:
 
 
 def evaluate(args) -> int:
-    from bot.retrieval.evaluate import EvalFileError, read_eval_file, run_eval
-
     problems = _known_problems()
     try:
         rows = read_eval_file(Path(args.file))
-        from bot.retrieval.engine import get_engine
-
         engine = get_engine()
         report = run_eval(engine, rows, retriever=args.retriever, path=args.file)
     except EvalFileError as exc:
@@ -95,13 +92,8 @@ def evaluate(args) -> int:
 
 
 def build_index(args) -> int:
-    from bot import settings
-
     problems = _known_problems()
     try:
-        from bot.retrieval.engine import get_embedder
-        from bot.retrieval.index import build_index as build
-
         embedder = get_embedder()
         report = build(settings.knowledge_dir(), settings.index_dir(), embedder, full=args.full, progress=True)
     except problems as exc:

@@ -6,11 +6,15 @@ import json
 import sys
 from pathlib import Path
 
-from bot.kb.loader import check_knowledge, errors_only
+from bot.kb.add import add_file
+from bot.kb.loader import KnowledgeError, check_knowledge, errors_only, load_knowledge
+from bot.sandbox import sandbox_available
+from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+from bot.verify.patches import registry
 
 
 def check(args) -> int:
-    kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
+    kb, problems = check_knowledge(Path(args.dir) if args.dir else None, patch_names=set(registry.names()))
     for problem in problems:
         print(problem, file=sys.stderr)
     errors = errors_only(problems)
@@ -54,8 +58,6 @@ def list_entries(args) -> int:
 
 
 def add(args) -> int:
-    from bot.kb.add import add_file
-
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
         print(f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; run `troubleshoot kb check`", file=sys.stderr)
@@ -73,24 +75,18 @@ def add(args) -> int:
 
 def verify(args) -> int:
     """`kb verify [ID...]`: run the entries' repros and check every claim (bot/verify/kbverify.py)."""
-    from bot.kb.loader import load_knowledge, KnowledgeError
-
     prog = "troubleshoot kb verify"
     try:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
         print(f"{prog}: the knowledge base has errors; run `troubleshoot kb check` ({exc})", file=sys.stderr)
         return 2
-    from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
-
     try:
         entries = select_entries(kb, args.ids)
     except KeyError as exc:
         print(f"{prog}: no entry named {exc.args[0]} (see `troubleshoot kb list`)", file=sys.stderr)
         return 2
     if any(e.repro is not None and e.repro.runs_on == "cpu" for e in entries):
-        from bot.sandbox import sandbox_available
-
         ok, why = sandbox_available()
         if not ok:
             print(f"{prog}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
@@ -131,7 +127,7 @@ def _verify_line(result) -> str:
 def _record(results, environment: dict) -> None:
     """Each run as evidence under the host's own environment (surface "kb verify"); a
     store failure is said once and loses no result."""
-    from bot.evidence.record import record_verification
+    from bot.evidence.record import record_verification  # lazy: SQLAlchemy only when recording
 
     failed = 0
     for result in results:

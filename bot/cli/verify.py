@@ -6,13 +6,14 @@ import json
 import sys
 from pathlib import Path
 
+from bot.jobs.base import JobError
+from bot.jobs.local import LocalExecutor
 from bot.jobs.settings import ConfigError, JobSettings, redact_url
+from bot.sandbox import sandbox_available
+from bot.text import InputError
+from bot.verify.report import format_report
 
 PROG = "troubleshoot verify"
-
-
-class InputError(Exception):
-    pass
 
 
 def read_snippet(path: str, what: str) -> str:
@@ -49,16 +50,10 @@ def verify(args) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
 
-    from bot.sandbox import sandbox_available
-
     ok, why = sandbox_available()
     if not ok:
         print(f"{PROG}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
         return 2
-
-    from bot.jobs.executor import JobError
-    from bot.jobs.local import LocalExecutor
-    from bot.verify.report import format_report
 
     progress = None
     if not args.json and sys.stderr.isatty():
@@ -99,8 +94,7 @@ def verify_queued(args) -> int:
     except InputError as exc:
         return _fail(prog, str(exc))
 
-    from bot.jobs.executor import JobError
-    from bot.jobs.remote import CeleryExecutor
+    from bot.jobs.remote import CeleryExecutor  # lazy: Celery and Redis load only for --queue
 
     show = not args.json and sys.stderr.isatty()
 
@@ -123,8 +117,6 @@ def verify_queued(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        from bot.verify.report import format_report
-
         print(format_report(report))
         if report.get("worker_lost"):
             print(report.get("summary", "worker lost"))
@@ -134,7 +126,7 @@ def verify_queued(args) -> int:
 def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
     """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
     when it fails."""
-    from bot.evidence.record import cli_asker, record_verification
+    from bot.evidence.record import cli_asker, record_verification  # lazy: SQLAlchemy only when recording
 
     if getattr(args, "no_record", False):
         return

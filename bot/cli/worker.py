@@ -9,7 +9,12 @@ import os
 import socket
 import sys
 
+from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import QUEUE, ConfigError, JobSettings, redact_url
+from bot.jobs.state import JobState, Repeater, client_for
+from bot.jobs.tasks import configure_worker
+from bot.kb.loader import current_knowledge
+from bot.sandbox import sandbox_available
 from bot.settings import get_settings
 
 SECRET_PREFIXES = ("SLACK_",)
@@ -39,8 +44,6 @@ def _start_presence(settings: JobSettings, info: dict) -> None:
     """Announce this worker in Redis while it runs (tests, health checks and
     `verify --queue` read it)."""
     from celery import signals
-
-    from bot.jobs.state import JobState, Repeater, client_for
 
     state = JobState(client_for(settings.redis_url), settings.result_expires)
     repeater = Repeater(lambda: state.announce_worker(info["name"], info, PRESENCE_TTL), PRESENCE_EVERY,
@@ -73,21 +76,16 @@ def worker(args) -> int:
         return _fail(prog, f"--concurrency must be at least 1, got {concurrency}")
     dropped = _drop_secrets()
 
-    from bot.sandbox import sandbox_available
-
     ok, why = sandbox_available()
     if not ok:
         return _fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}")
     try:  # load the knowledge base once, before the pool forks
-        from bot.verify.classify import knowledge
-
-        entries = len(list(knowledge().entries))
+        entries = len(list(current_knowledge().entries))
     except Exception as exc:  # noqa: BLE001 - say what is wrong instead of a traceback
         return _fail(prog, f"cannot load the knowledge base ({type(exc).__name__}: {exc})")
 
+    # lazy: importing celery_app builds its module-level app from the environment, checked above
     from bot.jobs.celery_app import make_app
-    from bot.jobs.gpus import detect_gpus
-    from bot.jobs.tasks import configure_worker
 
     gpus = detect_gpus()
     concurrency = concurrency or settings.concurrency or max(1, len(gpus))

@@ -42,7 +42,7 @@ def load_embedder(name: str | None = None) -> Embedder:
     from sentence_transformers import SentenceTransformer
 
     if name == DEFAULT:
-        from bot.embed.usem import UsemModule
+        from bot.embed.usem import UsemModule  # lazy: torch, like sentence-transformers above
 
         model = SentenceTransformer(modules=[UsemModule(threads=_threads())], device="cpu")
     else:

@@ -13,6 +13,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from bot.retrieval.query import understand
+from bot.text.normalize import normalise_message
+
 EXCERPT_CHARS = 200
 
 _IDENTIFIERS: list[tuple[re.Pattern, str]] = [
@@ -38,10 +41,7 @@ class QuestionSignature:
 
 
 def question_signature(text: str) -> QuestionSignature:
-    """Raises bot.retrieval.clean.InputError for text that cannot be read (empty, binary)."""
-    from bot.retrieval.normalize import normalise_message
-    from bot.retrieval.query import understand
-
+    """Raises bot.text.InputError for text that cannot be read (empty, binary)."""
     query = understand(text)
     # Identifiers go before normalising (which would cut a URL at its slashes) and after.
     normalised = scrub(normalise_message(scrub(query.error_text)))

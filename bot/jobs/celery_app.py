@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from celery import Celery
 
+from bot.jobs.backend import PollingRedisBackend
 from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings
+from bot.jobs.tasks import register
 
 
 def make_app(settings: JobSettings) -> Celery:
     settings.check()
-    from bot.jobs.backend import PollingRedisBackend
-
     app = Celery("troubleshoot", set_as_current=False)
     app.backend_cls = PollingRedisBackend  # result_backend below stays the URL it reads
     url = settings.redis_url
@@ -62,8 +62,6 @@ def make_app(settings: JobSettings) -> Celery:
         worker_send_task_events=False,
         worker_hijack_root_logger=True,
     )
-    from bot.jobs.tasks import register
-
     register(app, settings)
     return app
 

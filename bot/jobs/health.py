@@ -19,7 +19,7 @@ def main() -> int:
     if not settings.redis_url:
         print("unhealthy: REDIS_URL is not set", file=sys.stderr)
         return 1
-    from bot.jobs.state import JobState, client_for
+    from bot.jobs.state import JobState, client_for  # lazy: Redis loads only once the settings are valid
 
     host = socket.gethostname()
     try:

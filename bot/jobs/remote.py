@@ -19,7 +19,7 @@ from billiard.exceptions import WorkerLostError
 from celery import states
 from kombu.exceptions import KombuError
 
-from bot.jobs.executor import BrokerUnavailable, JobFailed, JobTimeout, Progress
+from bot.jobs.base import BrokerUnavailable, JobFailed, JobTimeout, Progress
 from bot.jobs.reports import over_time_report, worker_lost_report
 from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings, redact_url
 from bot.jobs.state import JobState, client_for
@@ -150,6 +150,7 @@ class CeleryExecutor:
         if not self.settings.redis_url:
             raise ValueError("CeleryExecutor needs REDIS_URL (the broker); without it use LocalExecutor")
         if app is None:
+            # lazy: importing celery_app builds its module-level app from the environment
             from bot.jobs.celery_app import make_app
 
             app = make_app(self.settings)

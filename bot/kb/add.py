@@ -19,8 +19,8 @@ import yaml
 
 from bot.kb import model as m
 from bot.kb.loader import Problem, load_article_file, parse_front_matter
-from bot.lang import dominant_language
-from bot.retrieval.normalize import normalise_message
+from bot.text.lang import dominant_language
+from bot.text.normalize import normalise_message
 
 MAX_BYTES = 2_000_000
 ALLOWED_SUFFIXES = {".txt", ".md", ".markdown", ".log", ""}

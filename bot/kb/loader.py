@@ -20,6 +20,7 @@ from bot import settings
 from bot.kb import model as m
 from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
+from bot.text.normalize import normalise_message
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -317,16 +318,6 @@ _BUILDERS = {
 }
 
 
-def registered_patch_names() -> set[str] | None:
-    """Names of the machine-applicable patches, or None while no patch is registered."""
-    try:
-        from bot.verify.patches import registry
-    except ImportError:
-        return None
-    names = set(registry.names())
-    return names or None
-
-
 # --- files --------------------------------------------------------------------
 
 
@@ -419,18 +410,9 @@ def _check_entry_consistency(entry: m.Entry, v: _Validator) -> None:
                 v.problem((field_name, i, "id"), f"duplicate {field_name[:-1].replace('_', ' ')} id {item.id!r}")
             seen.add(item.id)
     for i, example in enumerate(entry.examples):
-        if not entry.matches(example, _normalise(example)):
+        if not entry.matches(example, normalise_message(example)):
             v.problem(("examples", i), "no signature of this entry matches this example",
                       "widen a pattern under `signatures:` or fix the example")
-
-
-def _normalise(text: str) -> str:
-    # Signatures are tried on the raw and on the normalised message (see knowledge/README.md).
-    try:
-        from bot.retrieval.normalize import normalise_message
-    except ImportError:
-        return text
-    return normalise_message(text)
 
 
 def parse_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -474,14 +456,16 @@ def load_article_file(path: Path, articles_root: Path, problems: list[Problem]) 
                      source=data["source"])
 
 
-def check_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Problem]]:
-    """Load everything that is valid and report every problem found."""
+def check_knowledge(root: Path | None = None, patch_names: set[str] | None = None
+                    ) -> tuple[m.KnowledgeBase, list[Problem]]:
+    """Load everything that is valid and report every problem found. `patch_names`: the
+    machine-applicable patches a `patch:` field may name (the caller knows them: `kb check`
+    passes bot.verify.patches.registry.names()); None leaves patch names unchecked."""
     root = Path(root or settings.knowledge_dir())
     problems: list[Problem] = []
     entries_dir, articles_dir = root / "entries", root / "articles"
     if not entries_dir.is_dir():
         problems.append(Problem(entries_dir, None, "", "knowledge entries folder is missing"))
-    patch_names = registered_patch_names()
 
     entries: dict[str, m.Entry] = {}
     aliases: dict[str, str] = {}
@@ -595,6 +579,13 @@ def cached_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Pr
         kb, problems = check_knowledge(root)
         _cache[key] = (fingerprint, kb, problems)
         return kb, problems
+
+
+def current_knowledge() -> m.KnowledgeBase:
+    """The project's knowledge base as retrieval, verification and the evidence share it
+    (re-read when a file changes). Entries with problems are left out (`troubleshoot kb
+    check` reports them), so one bad file does not stop the bot."""
+    return cached_knowledge()[0]
 
 
 def load_knowledge(root: Path | None = None) -> m.KnowledgeBase:

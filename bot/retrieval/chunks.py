@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.kb import model as m
-from bot.retrieval.normalize import normalise_for_search
+from bot.text.normalize import normalise_for_search
 
 # Bump when the chunking below changes: every file is then re-embedded.
 CHUNKER_VERSION = "5"  # 5: article passages attributed to the entries they are about

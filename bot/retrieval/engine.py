@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import settings
+from bot.embed import load_embedder
 from bot.kb import model as m
+from bot.kb.loader import cached_knowledge
 from bot.retrieval import fusion
 from bot.retrieval.chunks import Chunk
 from bot.retrieval.index import IndexProblem, SearchIndex, build_index, staleness
@@ -67,8 +69,6 @@ class Engine:
 
     @classmethod
     def load(cls, kb_root: Path | None = None, index_dir: Path | None = None, embedder=None) -> "Engine":
-        from bot.kb.loader import cached_knowledge
-
         if embedder is None:
             embedder = get_embedder()
         kb, _problems = cached_knowledge(kb_root or settings.knowledge_dir())
@@ -94,7 +94,7 @@ class Engine:
 
     def search(self, text: str | Query, top: int = 5, retriever: str = "hybrid",
                fusion_method: str = "scores") -> SearchResult:
-        """Raises clean.InputError for input that cannot be answered (empty, binary)."""
+        """Raises bot.text.InputError for input that cannot be answered (empty, binary)."""
         query = text if isinstance(text, Query) else understand(text)
         legs = self.run_legs(query, retriever)
         fused = fusion.fuse(legs, fusion_method)
@@ -146,8 +146,6 @@ _ENGINES: dict[tuple[str, str, str], Engine] = {}
 
 
 def get_embedder(name: str | None = None):
-    from bot.embed import load_embedder
-
     name = name or settings.embedder_name()
     with _LOCK:
         if name not in _EMBEDDERS:

@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+from bot.text import InputError
+
 PREDICTED = 5  # ids listed per eval row
 
 
@@ -57,8 +59,6 @@ def percentile(values: list[float], q: float) -> float:
 
 def run_eval(engine, rows: list[tuple[int, str, str]], retriever: str = "hybrid", path: str = "",
              fusion_method: str = "scores") -> dict:
-    from bot.retrieval.clean import InputError
-
     resolved = []
     for number, text, expected in rows:
         entry = engine.kb.resolve(expected)

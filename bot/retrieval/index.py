@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from bot import settings
+from bot.embed import load_embedder
+from bot.kb.loader import cached_knowledge
 from bot.retrieval.chunks import CHUNKER_VERSION, Chunk, knowledge_chunks
 from bot.retrieval.tokenize import tokenize
 
@@ -196,15 +198,11 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
     import faiss
     from tqdm import tqdm
 
-    from bot.kb.loader import cached_knowledge
-
     started = time.perf_counter()
     kb_root = Path(kb_root or settings.knowledge_dir())
     index_dir = Path(index_dir or settings.index_dir())
     log = log or (lambda msg: print(msg, file=sys.stderr))
     if embedder is None:
-        from bot.embed import load_embedder
-
         embedder = load_embedder()
 
     with _build_lock(index_dir):

@@ -16,6 +16,7 @@ from sqlalchemy import text
 
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
+from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import make_client
 from bot.slack.services.verification import default_executor
 from bot.store import Store, open_store
@@ -28,7 +29,7 @@ WORKER_THREADS = 16
 
 
 def default_answer_fn(text: str, lang: str | None = None, top: int = 3) -> dict:
-    from bot.answer import answer  # loads the index and embedding model on first use
+    from bot.answer import answer  # lazy: loads the index and embedding model on first use
 
     return answer(text, lang=lang, top=top)
 
@@ -62,7 +63,6 @@ def build_app(ctx: BotContext) -> App:
 
     @app.error
     def on_error(error, body, logger):  # errors bolt caught outside our own handlers
-        from bot.slack.services.errors import log_failure
         log_failure(f"bolt listener ({(body or {}).get('type')})", error)
 
     return app

@@ -132,7 +132,6 @@ def make_store(tmp_path, request):
     def make(backend: str = "sqlite"):
         from sqlalchemy import create_engine, text
 
-        import bot.evidence.models  # noqa: F401
         from bot.store import open_store
 
         if backend == "sqlite":

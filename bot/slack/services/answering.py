@@ -9,14 +9,17 @@ import logging
 import re
 from dataclasses import dataclass
 
-from bot.lang import detect_language
-from bot.retrieval.normalize import normalise_message
+from bot.evidence.record import record_gap
+from bot.evidence.signature import question_signature
 from bot.slack.blocks import answer_message, compact_answer_message, escape, text_message
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
 from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post
+from bot.text import InputError
+from bot.text.lang import detect_language
+from bot.text.normalize import normalise_message
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +55,6 @@ def prose_language(text: str) -> str | None:
 def error_hash(text: str) -> str:
     """The question's signature hash, the same one `troubleshoot ask` and the coverage
     gaps record (bot/evidence/signature.py), so answers group alike whatever the surface."""
-    from bot.evidence.signature import question_signature
-    from bot.retrieval.clean import InputError
-
     try:
         return question_signature(text).hash
     except InputError:  # nothing readable to sign: hash what there is
@@ -108,8 +108,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     posted = post(ctx.client, q.where, versions)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
-    from bot.evidence.record import record_gap  # after posting: a question we had no confident answer for
-
+    # after posting: a question we had no confident answer for
     record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted
