@@ -6,7 +6,8 @@ import json
 
 from bot.cli import main
 from bot.kb.loader import load_knowledge
-from bot.settings import LANGUAGES, REPO_ROOT as REPO
+from bot.settings import REPO_ROOT as REPO
+from bot.text.lang import LANGUAGES
 
 
 def required_ids() -> list[str]:

@@ -11,11 +11,11 @@ and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
 
 from __future__ import annotations
 
-from bot import settings
 from bot.answer.build import answer_dict
 from bot.evidence.display import Rate, RateSource
 from bot.evidence.rates import get_rate_source, set_rate_source
 from bot.retrieval.engine import get_engine
+from bot.text.lang import LANGUAGES
 from bot.text import InputError
 
 __all__ = ["answer", "answer_result", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
@@ -27,8 +27,8 @@ def answer(text: str, lang: str | None = None, top: int = 3, retriever: str = "h
 
 def answer_result(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid"):
     """(the ask JSON, the SearchResult behind it) for callers that render more."""
-    if lang is not None and lang not in settings.LANGUAGES:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(settings.LANGUAGES)}")
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
     engine = get_engine()

@@ -13,8 +13,7 @@ import importlib
 import sys
 
 from bot.settings import SettingsError, get_settings
-
-LANG_CHOICES = ("en", "ko", "zh")
+from bot.text.lang import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer one pasted error")
     ask.add_argument("text", nargs="?", default=None, help="the error text; '-' or nothing reads stdin")
     ask.add_argument("--json", action="store_true", help="print the JSON answer")
-    ask.add_argument("--lang", choices=LANG_CHOICES, help="answer language (default: the asker's language)")
+    ask.add_argument("--lang", choices=LANGUAGES, help="answer language (default: the asker's language)")
     ask.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
     ask.add_argument("--retriever", choices=("hybrid", "signature", "bm25", "dense"), default="hybrid",
                      help=argparse.SUPPRESS)

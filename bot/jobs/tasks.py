@@ -29,6 +29,7 @@ from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, QUEUE, TASK_NAME, JobSettings
 from bot.jobs.state import JobState, Repeater, client_for
 from bot.jobs.verification import worker_info
+from bot.text.lang import LANGUAGES
 from bot.verify.service import run_verification
 
 log = logging.getLogger("bot.jobs.worker")
@@ -104,7 +105,7 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=settings.job_seconds, info=info,
-                                      lang=lang if lang in ("en", "ko", "zh") else "en")
+                                      lang=lang if lang in LANGUAGES else "en")
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
     report["job"] = {"id": job_id, "executor": "celery", "queue": QUEUE, "attempt": starts}

@@ -20,12 +20,12 @@ from bot import settings
 from bot.kb import model as m
 from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
+from bot.text.lang import LANGUAGES
 from bot.text.normalize import normalise_message
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 PATCH_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-LANGS = settings.LANGUAGES
 
 
 @dataclass
@@ -225,8 +225,8 @@ class _Validator:
                 return None
             return value
         if kind == "lang":
-            if value not in LANGS:
-                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGS)}")
+            if value not in LANGUAGES:
+                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGUAGES)}")
                 return None
             return value
         if kind == "rate":
@@ -268,14 +268,14 @@ class _Validator:
             self.problem(path, "expected texts per language (en, ko, zh)", "write `en: ...`, `ko: ...`, `zh: ...`")
             return None
         for lang in value:
-            if lang not in LANGS:
-                self.problem(path + (lang,), f"unknown language {lang!r}", f"use {', '.join(LANGS)}")
-        for lang in LANGS:
+            if lang not in LANGUAGES:
+                self.problem(path + (lang,), f"unknown language {lang!r}", f"use {', '.join(LANGUAGES)}")
+        for lang in LANGUAGES:
             text = value.get(lang)
             if not isinstance(text, str) or not text.strip():
                 self.problem(path, f"missing language {lang!r}", f"add a {_LANG_NAMES[lang]} text under `{lang}:`")
         return m.I18n({k: join_cjk(v.strip()) for k, v in value.items()
-                       if k in LANGS and isinstance(v, str) and v.strip()})
+                       if k in LANGUAGES and isinstance(v, str) and v.strip()})
 
     def _regex(self, value, path: tuple) -> m.Signature | None:
         if not isinstance(value, str) or not value.strip():
