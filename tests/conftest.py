@@ -1,5 +1,11 @@
-"""Shared test fixtures. Services (Redis, PostgreSQL) are probed here so that tests
-needing them skip with a reason instead of failing where none can be had."""
+"""Shared test fixtures and probes. The sandbox and PostgreSQL are probed once, here, so
+that tests needing them skip with the reason instead of failing where none can be had:
+
+- `@pytest.mark.requires_sandbox` (or the `sandbox_ok` fixture): skipped where the
+  sandbox cannot run on this host;
+- `pg_admin_url`: the PostgreSQL server's admin URL (TROUBLESHOOT_TEST_PG, default
+  127.0.0.1:5432), skipped where none answers. Redis is probed in tests/jobs/conftest.py.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,33 @@ from pathlib import Path
 
 import pytest
 
+from probes import PG_ADMIN_URL, postgres_probe, sandbox_probe
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("requires_sandbox"):
+        ok, why = sandbox_probe()
+        if not ok:
+            pytest.skip(f"the sandbox cannot run here: {why}")
+
+
+@pytest.fixture(scope="session")
+def sandbox_ok() -> bool:
+    ok, why = sandbox_probe()
+    if not ok:
+        pytest.skip(f"the sandbox cannot run here: {why}")
+    return True
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    why = postgres_probe()
+    if why:
+        pytest.skip(why)
+    return PG_ADMIN_URL
+
+
 REPO = Path(__file__).resolve().parent.parent
-# The seed documents live in ../shared beside the checkout; TROUBLESHOOT_SEEDS_DIR points
-# elsewhere (a git worktree, a CI runner that keeps them apart).
-SEEDS = Path(os.environ.get("TROUBLESHOOT_SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -36,18 +65,3 @@ def kb_dir(tmp_path: Path) -> Path:
     target = tmp_path / "knowledge"
     shutil.copytree(REPO / "knowledge", target)
     return target
-
-
-@pytest.fixture
-def optional_seeds_dir() -> Path | None:
-    """The seed documents where they are here, else None (for tests that can quote the
-    facts they need instead)."""
-    return SEEDS if SEEDS.is_dir() else None
-
-
-@pytest.fixture
-def seeds_dir() -> Path:
-    if not SEEDS.is_dir():
-        pytest.skip(f"the seed documents are not here ({SEEDS} is missing); they live in ../shared beside the "
-                    "checkout, or set TROUBLESHOOT_SEEDS_DIR")
-    return SEEDS

@@ -13,10 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.sandbox import sandbox_available
 
-SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-needs_sandbox = pytest.mark.skipif(not SANDBOX_OK, reason=f"the sandbox cannot run here: {SANDBOX_WHY}")
+needs_sandbox = pytest.mark.requires_sandbox
 
 
 def kb_verify(capsys, *args: str) -> tuple[int, dict]:

@@ -3,7 +3,7 @@ and sources, in the asker's language.
 
     from bot.answer import answer
     answer("RuntimeError: CUDA out of memory ...", lang=None, top=3)
-    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (see ../shared/DESIGN.md)
+    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (fields: build.py)
 
 Raises `InputError` (a ValueError) for input that cannot be answered (empty, binary),
 and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.

@@ -1,6 +1,6 @@
 """The `troubleshoot` command.
 
-The argument contract lives here (see ../shared/DESIGN.md, "Contracts"); each
+The argument contract lives here (README.md lists the commands); each
 subcommand is carried out by a `run(args) -> int` function in the module of its
 part of the flow, imported only when that subcommand runs, so `troubleshoot kb
 check` does not pay for loading torch or the embedding model.
@@ -12,8 +12,12 @@ import argparse
 import importlib
 import sys
 
+from bot import logs
 from bot.settings import SettingsError, get_settings
 from bot.text.lang import LANGUAGES
+
+# Long-running commands: their logs carry time, level and every library's records.
+SERVICES = ("serve", "worker")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         raise
     try:
         get_settings()  # a malformed setting stops here, named, before anything loads
+        logs.configure(service=args.command in SERVICES)
         return int(getattr(module, func_name)(args) or 0)
     except SettingsError as exc:
         print(f"troubleshoot {args.command}: bad setting: {exc}", file=sys.stderr)

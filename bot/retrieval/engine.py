@@ -11,7 +11,7 @@ at most every few seconds.
 
 from __future__ import annotations
 
-import sys
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -153,8 +153,7 @@ def get_embedder(name: str | None = None):
         return _EMBEDDERS[name]
 
 
-def _say(message: str) -> None:
-    print(f"troubleshoot: {message}", file=sys.stderr, flush=True)
+_say = logging.getLogger(__name__).info  # index-building notices: the CLI's logging shows them
 
 
 def get_engine(auto_build: bool = True, log=_say) -> Engine:
@@ -172,7 +171,7 @@ def get_engine(auto_build: bool = True, log=_say) -> Engine:
                 raise IndexProblem(f"the index is out of date ({reason}); run `troubleshoot index build`")
             embedder = get_embedder(name)
             log(f"building the search index in {index_dir} ({reason})")
-            report = build_index(kb_root, index_dir, embedder, progress=sys.stderr.isatty(), log=log)
+            report = build_index(kb_root, index_dir, embedder, progress=False, log=log)
             log(f"index ready: {report.chunks} chunks, {len(report.embedded_files)} file(s) embedded, "
                 f"{report.reused_files} reused, {report.seconds:.1f} s")
             engine = None

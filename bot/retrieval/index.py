@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -201,7 +202,7 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
     started = time.perf_counter()
     kb_root = Path(kb_root or settings.knowledge_dir())
     index_dir = Path(index_dir or settings.index_dir())
-    log = log or (lambda msg: print(msg, file=sys.stderr))
+    log = log or logging.getLogger(__name__).info
     if embedder is None:
         embedder = load_embedder()
 

@@ -8,7 +8,7 @@
    memory against the original run.
 3. A fixed version from the asker is run the same way ("user-fixed").
 
-The output is the JSON contract of `troubleshoot verify` (shared/DESIGN.md), with
+The output is the JSON contract of `troubleshoot verify` (other tools read it), with
 extra keys for the answer and the evidence store.
 """
 

@@ -5,8 +5,8 @@
   recorded into a store of its own; the other tests reuse its report.
 - `evidence_kb`: a slice of the knowledge base (the seed's entry and its neighbours)
   with its real search index, built once.
-- `pg_url`: a private PostgreSQL database (troubleshoot_test_<random>) on
-  127.0.0.1:5432, dropped at the end; skipped with the reason where none answers.
+- `pg_url`: a private PostgreSQL database (troubleshoot_test_<random>) on the test
+  server (tests/probes.py), dropped at the end; skipped with the reason where none answers.
 - `make_store`: a fresh store on SQLite or PostgreSQL.
 """
 
@@ -29,7 +29,6 @@ SEED_ERROR = ("RuntimeError: Trying to backward through the graph a second time 
               "tensors after they have already been freed).")
 KB_SLICE = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom", "device-mismatch",
             "numpy-requires-grad")
-PG_ADMIN = os.environ.get("TROUBLESHOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 def troubleshoot(*args: str, env: dict, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -102,25 +101,20 @@ def seed_run(evidence_kb, tmp_path_factory) -> SeedRun:
 # --- stores ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def pg_url():
-    """A private database on the PostgreSQL at 127.0.0.1:5432, dropped afterwards."""
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[postgres]')")
-    try:
-        admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=3)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"no PostgreSQL at {PG_ADMIN} ({type(exc).__name__}: {exc}); .ci/services.sh starts one")
+def pg_url(pg_admin_url):
+    """A private database on the test PostgreSQL (tests/probes.py), dropped afterwards."""
+    import psycopg
+
+    admin = psycopg.connect(pg_admin_url, autocommit=True, connect_timeout=3)
     name = f"troubleshoot_test_{secrets.token_hex(6)}"
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+    base = pg_admin_url.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
     yield f"{base}/{name}"
     from bot.evidence import db
 
     db.forget()
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
