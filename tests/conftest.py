@@ -59,6 +59,30 @@ def private_state(tmp_path_factory):
             os.environ[key] = value
 
 
+# A slice of the knowledge base (the seed repro's entry and its neighbours): the Slack and
+# evidence tests answer with it; indexing the whole base on every run would cost minutes.
+KB_SLICE = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom", "device-mismatch",
+            "numpy-requires-grad")
+
+
+@pytest.fixture(scope="session")
+def kb_slice(tmp_path_factory) -> tuple[Path, Path]:
+    """(knowledge dir, index dir): the slice above and its real search index (the configured
+    embedder), built once per session and shared; tests treat it as read-only."""
+    from bot.retrieval.engine import get_embedder
+    from bot.retrieval.index import build_index
+    from bot.settings import embedder_name
+
+    root = tmp_path_factory.mktemp("kb-slice")
+    entries = root / "knowledge" / "entries" / "pytorch"
+    entries.mkdir(parents=True)
+    for name in KB_SLICE:
+        shutil.copy(REPO / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
+    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
+                log=lambda msg: None)
+    return root / "knowledge", root / "index"
+
+
 @pytest.fixture
 def kb_dir(tmp_path: Path) -> Path:
     """A private copy of the project's knowledge folder to break on purpose."""

@@ -4,7 +4,7 @@
   seed000_backward_twice.py) by `troubleshoot verify --json` in the real sandbox,
   recorded into a store of its own; the other tests reuse its report.
 - `evidence_kb`: a slice of the knowledge base (the seed's entry and its neighbours)
-  with its real search index, built once.
+  with its real search index, built once and shared with the Slack tests (tests/conftest.py).
 - `pg_url`: a private PostgreSQL database (troubleshoot_test_<random>) on the test
   server (tests/probes.py), dropped at the end; skipped with the reason where none answers.
 - `make_store`: a fresh store on SQLite or PostgreSQL.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,8 +26,6 @@ REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "tests" / "verify" / "data" / "seed000_backward_twice.py"
 SEED_ERROR = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved "
               "tensors after they have already been freed).")
-KB_SLICE = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom", "device-mismatch",
-            "numpy-requires-grad")
 
 
 def troubleshoot(*args: str, env: dict, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -39,20 +36,9 @@ def troubleshoot(*args: str, env: dict, stdin: str | None = None) -> subprocess.
 
 
 @pytest.fixture(scope="session")
-def evidence_kb(tmp_path_factory) -> tuple[Path, Path]:
-    """(knowledge dir, index dir): the slice and its index (the real embedder)."""
-    root = tmp_path_factory.mktemp("evidence-kb")
-    entries = root / "knowledge" / "entries" / "pytorch"
-    entries.mkdir(parents=True)
-    for name in KB_SLICE:
-        shutil.copy(REPO / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
-    from bot.retrieval.engine import get_embedder
-    from bot.retrieval.index import build_index
-    from bot.settings import embedder_name
-
-    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
-                log=lambda msg: None)
-    return root / "knowledge", root / "index"
+def evidence_kb(kb_slice) -> tuple[Path, Path]:
+    """(knowledge dir, index dir): the shared knowledge slice (tests/conftest.py)."""
+    return kb_slice
 
 
 @pytest.fixture
