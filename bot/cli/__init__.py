@@ -98,13 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module_name, func_name = args.handler.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("bot."):
-            print(f"troubleshoot {args.command}: not available in this build ({exc.name} is missing)", file=sys.stderr)
-            return 2
-        raise
+    module = importlib.import_module(module_name)
     try:
         get_settings()  # a malformed setting stops here, named, before anything loads
         logs.configure(service=args.command in SERVICES)
