@@ -18,6 +18,23 @@ import pytest
 from probes import PG_ADMIN_URL, postgres_probe, sandbox_probe
 
 
+# Tests that use one of these fixtures run snippets in the real sandbox or torch in a
+# subprocess, or need Redis and Celery workers: they are `slow`, outside the fast lane
+# (`python -m pytest -m "not slow"`); CI runs everything.
+SLOW_FIXTURES = frozenset({
+    "runner", "sandbox_runner", "original_run", "try_patch", "seed_report",  # tests/verify
+    "seed_run", "slack_bot", "broker",  # tests/evidence
+    "sandbox", "sandbox_without_cgroups", "contained",  # tests/sandbox
+    "sandbox_ok", "redis_url", "private_redis", "clean_redis", "shared_worker", "start_worker", "compose",  # jobs
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("requires_sandbox") or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("requires_sandbox"):
         ok, why = sandbox_probe()

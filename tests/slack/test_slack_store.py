@@ -128,6 +128,7 @@ def test_a_stale_verification_lock_expires(store_url):
     assert store.lock_verification(user, 2)
 
 
+@pytest.mark.slow
 def test_two_processes_agree_on_claims(store_url, tmp_path):
     """Processes racing for the same keys: exactly one wins each key."""
     open_store(store_url)
