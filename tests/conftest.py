@@ -26,6 +26,7 @@ SLOW_FIXTURES = frozenset({
     "seed_run", "slack_bot", "broker",  # tests/evidence
     "sandbox", "sandbox_without_cgroups", "contained",  # tests/sandbox
     "sandbox_ok", "redis_url", "private_redis", "clean_redis", "shared_worker", "start_worker", "compose",  # jobs
+    "kb_dir", "use_kb",  # each parses a fresh copy of the whole knowledge base; `troubleshoot verify` runs
 })
 
 
