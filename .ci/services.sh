@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start Redis and PostgreSQL if they are installed but not running; install Redis
-# from Debian's packages where it is missing and we are allowed to.
+# from Debian's packages where it is missing and we are allowed to; Chromium likewise.
 set -u
 ok=0
 if ! (command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 ping >/dev/null 2>&1); then
@@ -22,5 +22,10 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q 2>/dev/null;
   else
     ok=1
   fi
+fi
+# Headless Chromium for the knowledge pages' browser test (tests/pages/test_pages_browser.py
+# skips with the reason where there is none).
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 || true
 fi
 exit $ok

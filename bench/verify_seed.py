@@ -47,7 +47,7 @@ def main() -> int:
 
     from bot.sandbox import run_snippet, sandbox_available
     from bot.verify import verify_snippet
-    from bot.verify.classify import knowledge
+    from bot.kb.loader import current_knowledge as knowledge
 
     ok, why = sandbox_available()
     if not ok:
@@ -83,6 +83,10 @@ def main() -> int:
         "verify_sequential": summary(sequential),
         "fix_run_seconds_median": {k: round(statistics.median(v), 3) for k, v in per_fix.items()},
         "statuses": dict(statuses),
+        # Paired in each repeat: the whole verification against one bare run measured just before it
+        # (issue 15's goal: at most 1.5).
+        "ratio_verify_parallel_to_bare_median": round(statistics.median(p / b for p, b in zip(parallel, bare)), 3),
+        "ratio_verify_sequential_to_bare_median": round(statistics.median(q / b for q, b in zip(sequential, bare)), 3),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -95,6 +99,8 @@ def main() -> int:
     print(f"  sandbox overhead per run (median vs bare): {result['sandbox_overhead_median_s'] * 1000:.0f} ms")
     print(f"  one verification = {result['runs_per_verification']} sandbox runs; fix runs (median s): "
           + ", ".join(f"{k} {v:.2f}" for k, v in result["fix_run_seconds_median"].items()))
+    print(f"  paired ratio verify/bare (median): parallel {result['ratio_verify_parallel_to_bare_median']:.2f}, "
+          f"sequential {result['ratio_verify_sequential_to_bare_median']:.2f} (goal <= 1.5)")
     print("  statuses: " + ", ".join(f"{k}={v}" for k, v in result["statuses"].items()))
     return 0
 

@@ -14,6 +14,7 @@ read the process environment.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Annotated, Literal
@@ -57,6 +58,14 @@ class Settings(BaseSettings):
     record_ask: bool = _env("TROUBLESHOOT_RECORD_ASK", True, "record `ask` answers and coverage gaps")
     rates_ttl: float = _env("TROUBLESHOOT_RATES_TTL", 30.0, "seconds a running bot reuses the fix rates", ge=0)
     database_url: str = _env("DATABASE_URL", "", "SQLAlchemy URL of the store (default: SQLite under the var dir)")
+    db_timeout_seconds: float = _env("TROUBLESHOOT_DB_TIMEOUT_SECONDS", 5.0,
+                                     "seconds to connect to the database before it counts as unreachable", gt=0)
+    db_statement_seconds: float = _env("TROUBLESHOOT_DB_STATEMENT_SECONDS", 20.0,
+                                       "longest one database statement may run (PostgreSQL statement_timeout; "
+                                       "a read that long on the socket is given up)", gt=0)
+    service_backoff_seconds: float = _env("TROUBLESHOOT_SERVICE_BACKOFF_SECONDS", 30.0,
+                                          "after a service failed, how long calls fail at once instead of "
+                                          "trying it again", ge=0)
     id_salt: str = _env("TROUBLESHOOT_ID_SALT", "", "secret salt of hashed Slack user ids (default: kept in the store)")
 
     # --- Slack --------------------------------------------------------------------------
@@ -67,13 +76,33 @@ class Settings(BaseSettings):
     auto_channels: Annotated[frozenset[str], NoDecode] = _env(
         "TROUBLESHOOT_AUTO_CHANNELS", frozenset(), "channel ids where every message is answered (comma-separated)")
     answer_bots: bool = _env("TROUBLESHOOT_ANSWER_BOTS", False, "answer other bots' messages too")
+    slack_timeout_seconds: float = _env("TROUBLESHOOT_SLACK_TIMEOUT_SECONDS", 15.0,
+                                        "seconds one Slack API call may take", gt=0)
     max_file_bytes: int = _env("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024, "largest uploaded file read, bytes", ge=1)
     verify_threads: int = _env("TROUBLESHOOT_VERIFY_THREADS", 2, "verifications at once in the bot", ge=1)
+    public_url: str = _env("TROUBLESHOOT_PUBLIC_URL", "",
+                           "the bot's public base URL (https://host): answers link to its /kb/<id> pages")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = _env(
         "TROUBLESHOOT_LOG_LEVEL", "INFO", "logging level of the bot and the worker")
 
+    # --- command-line input ---------------------------------------------------------------
+    max_input_bytes: int = _env("TROUBLESHOOT_MAX_INPUT_BYTES", 1 << 20,
+                                "largest error text `ask` reads from stdin or a file, bytes", ge=1)
+    max_eval_bytes: int = _env("TROUBLESHOOT_MAX_EVAL_BYTES", 16 << 20,
+                               "largest JSONL file `eval` reads, bytes", ge=1)
+    max_article_bytes: int = _env("TROUBLESHOOT_MAX_ARTICLE_BYTES", 2_000_000,
+                                  "largest article `kb add` reads, bytes", ge=1)
+    stdin_idle_seconds: float = _env("TROUBLESHOOT_STDIN_IDLE_SECONDS", 10.0,
+                                     "a pipe that sends nothing for this long without ending is an error "
+                                     "(0: wait forever)", ge=0)
+
     # --- verification jobs ----------------------------------------------------------------
     redis_url: str = _env("REDIS_URL", "", "broker and result store of the job queue (unset: run in-process)")
+    redis_timeout_seconds: float = _env("TROUBLESHOOT_REDIS_TIMEOUT_SECONDS", 10.0,
+                                        "seconds to connect to Redis or wait for one reply (broker and results)",
+                                        gt=0)
+    max_snippet_bytes: int = _env("TROUBLESHOOT_MAX_SNIPPET_BYTES", 256 * 1024,
+                                  "largest repro snippet `verify` and the bot accept, bytes", ge=1)
     job_seconds: float = _env("TROUBLESHOOT_JOB_SECONDS", 600.0, "wall-clock budget of one job's sandbox runs", ge=1)
     result_expires_seconds: int = _env("TROUBLESHOOT_RESULT_EXPIRES_SECONDS", 86400,
                                        "how long finished reports stay in Redis", ge=60)
@@ -94,6 +123,12 @@ class Settings(BaseSettings):
         "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
         "memory; RLIMIT_NPROC is shared per host uid)")
 
+    # --- torch environments (troubleshoot envs) ------------------------------------------
+    envs_dir: Path | None = _env("TROUBLESHOOT_ENVS_DIR", None,
+                                 "folder of the torch environments a worker holds (default: <var dir>/envs)")
+    envs_index_url: str = _env("TROUBLESHOOT_ENVS_INDEX_URL", "",
+                               "an extra package index for `envs add` (e.g. one with CPU builds of torch)")
+
     @field_validator("auto_channels", mode="before")
     @classmethod
     def _split_channels(cls, value):
@@ -111,10 +146,26 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value):
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", mode="before")
+    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", "envs_index_url", mode="before")
     @classmethod
     def _strip(cls, value):
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        if value and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", value):
+            raise ValueError("not a database URL (expected e.g. postgresql+psycopg://user:password@host:5432/db "
+                             "or sqlite:////path/to/file.db)")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment):
+            raise ValueError("not a base URL (expected https://host or https://host/prefix)")
+        return value
 
     @field_validator("redis_url")
     @classmethod

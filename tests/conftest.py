@@ -107,3 +107,41 @@ def kb_dir(tmp_path: Path) -> Path:
     target = tmp_path / "knowledge"
     shutil.copytree(REPO / "knowledge", target)
     return target
+
+
+# --- torch environments (bot/envs) ----------------------------------------------------------
+# Two environments made from the same local torch wheel under two names of one release
+# ("2.13" and "2.13.0"): the mechanics of a version matrix without a second multi-GB
+# torch download. Built once per session, only for the tests that ask for them.
+LOCAL_TORCH = "2.13.0"
+
+
+@pytest.fixture(scope="session")
+def torch_envs(tmp_path_factory):
+    """(EnvStore, [env "2.13", env "2.13.0"]) made by pip from the local wheel (minutes)."""
+    import tempfile
+
+    from bot.envs import EnvError, EnvStore
+
+    import re
+    import subprocess
+    import sys
+
+    # Only from a wheel on this disk (pip's find-links), never a multi-GB download.
+    config = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+    folders = [f for line in re.findall(r"find-links='([^']*)'", config) for f in line.split()]
+    if not any(any(Path(f).glob(f"torch-{LOCAL_TORCH}*.whl")) for f in folders if Path(f).is_dir()):
+        pytest.skip(f"no local torch {LOCAL_TORCH} wheel in pip's find-links ({folders or 'none'})")
+    # Not under pytest's 0700 tmp folder: the sandbox's unprivileged host user mounts them.
+    root = Path(tempfile.mkdtemp(prefix="troubleshoot-test-envs-"))
+    root.chmod(0o755)
+    store = EnvStore(root, index_url="")
+    try:
+        envs = [store.add(v, check_index=False) for v in ("2.13", LOCAL_TORCH)]
+    except EnvError as exc:
+        shutil.rmtree(root, ignore_errors=True)
+        if str(exc).startswith("pip could not install"):  # no torch wheel pip can reach here
+            pytest.skip(f"could not build the test environments: {exc}")
+        raise
+    yield store, envs
+    shutil.rmtree(root, ignore_errors=True)

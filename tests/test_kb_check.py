@@ -11,6 +11,8 @@ import pytest
 from bot.cli import main
 from bot.kb.loader import check_knowledge
 
+REPO_KNOWLEDGE = Path(__file__).resolve().parent.parent / "knowledge"
+
 ENTRY = Path("entries/pytorch/backward-twice.yml")
 
 
@@ -272,3 +274,29 @@ def test_malformed_glossary_names_the_file_and_line(kb_dir, capsys):
     code, err = run_check(kb_dir, capsys)
     assert code == 1
     assert f"{kb_dir / 'glossary.yml'}:2: terms[0].avoid: expected `ko:` / `zh:` lists" in err
+
+
+def test_the_fast_yaml_composer_gives_the_same_data_and_lines():
+    """libyaml composes the entries (speed); it must keep the values and lines `kb check` names."""
+    import yaml
+
+    from bot.kb import yamlsrc
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((REPO_KNOWLEDGE / "entries").rglob("*.yml"))]
+    broken = ["a: 1\nb: [1, 2\nc: 3\n", "a: 1\n  b: 2\n", "a: 1\na: 2\n", "x:\n  - 1\n  - {y: 2\n"]
+
+    def run(text):
+        try:
+            located = yamlsrc.load_located(text)
+            return located.data, located.lines
+        except yamlsrc.YamlSourceError as exc:
+            return "error", exc.line
+
+    fast = [run(t) for t in texts + broken]
+    original = yamlsrc._LOADER
+    try:
+        yamlsrc._LOADER = yaml.SafeLoader
+        slow = [run(t) for t in texts + broken]
+    finally:
+        yamlsrc._LOADER = original
+    assert len(texts) >= 90 and fast == slow

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from bot.answer.render import render_answer
-from bot.slack.blocks import answer_message
 from bot.text.lang import LANGUAGES
 from bot.text.ui import WORDS, t
 
@@ -28,11 +27,12 @@ def _answer(lang: str) -> dict:
         "sources": [{"title": "Docs", "url": "https://pytorch.org/docs/stable/"}]}]}
 
 
-def test_the_terminal_and_slack_use_the_same_headings():
+def test_the_terminal_and_slack_use_the_same_words():
+    from bot.slack import i18n
+
+    assert i18n.WORDS is WORDS and i18n.t is t  # Slack reads the one table
     for lang in LANGUAGES:
         terminal = render_answer(_answer(lang))
-        slack = str(answer_message(_answer(lang), answer_id=1).blocks)
         for key in ("root_cause", "dead_ends", "sources", "leads_to", "confidence"):
-            word = t(key, lang)
-            assert word in terminal and word in slack, (lang, key, word)
+            assert t(key, lang) in terminal, (lang, key)
     assert t("root_cause", "ko") == "근본 원인"

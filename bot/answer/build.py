@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from bot.evidence.display import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
+from bot.kb.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
+from bot.verify.versions import VersionTable
 
 EXCERPT_CHARS = 320
 MAX_PASSAGES = 2
@@ -107,7 +109,7 @@ def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
 def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> dict:
     entry = hit.entry
     workarounds = workaround_items(entry, lang, rates, asked)
-    return {
+    item = {
         "id": entry.id,
         "title": _text(entry.title, lang),
         "score": hit.score,
@@ -116,7 +118,25 @@ def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, aske
         "workarounds": [w for w in workarounds if not w.get("refuted")],
         "dead_ends": refuted_items(workarounds, lang) + dead_end_items(entry, lang, rates),
         "sources": source_items(hit, kb, lang),
+        "page_url": public_page_url(entry.id, lang),  # None unless TROUBLESHOOT_PUBLIC_URL is set
     }
+    measured = measured_versions(entry.id)
+    if measured:
+        item["versions_measured"] = measured
+    return item
+
+
+def measured_versions(entry_id: str) -> list[dict]:
+    """The entry's version table from real runs (`kb verify --torch`), newest release
+    first; empty where none was measured (the entry's own affected_versions are claims)."""
+
+    try:
+        rows = VersionTable().rows(entry_id)
+    except Exception:  # noqa: BLE001 - an unreadable table must not cost the answer
+        return []
+    return [{"version": r["version"], "torch": r.get("torch"), "reproduced": r.get("reproduced"),
+             "error_type": r.get("error_type"), "message": r.get("message"), "fixes": r.get("fixes") or {},
+             "checked_at": r.get("checked_at"), "rate_kind": "measured"} for r in rows if r.get("ran")]
 
 
 def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, rates: RateSource) -> dict:

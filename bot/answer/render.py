@@ -77,6 +77,8 @@ def render_answer(data: dict, top: int = 3) -> str:
     best = matches[0]
     lines.append(f"✔ {best['title']}")
     lines.append(f"  {best['id']} · {L['confidence']} {best['confidence']:.2f}")
+    if best.get("page_url"):
+        lines.append(f"  {best['page_url']}")
     lines.append("")
     lines.append(L["root_cause"])
     lines.extend(_wrap(best["root_cause"], "  ", width))
@@ -109,3 +111,30 @@ def render_answer(data: dict, top: int = 3) -> str:
         lines.append("")
         lines.append(f"{L['others']}: " + ", ".join(f"{m['id']} ({m['confidence']:.2f})" for m in others))
     return "\n".join(lines)
+
+
+def render_code_answer(data: dict, top: int = 3) -> str:
+    """`troubleshoot ask` on code, as text: what the run did, the answer to its error (as
+    for a pasted error), then what each fix did to the asker's snippet."""
+    # lazy: verification (and with it the sandbox) loads only for code questions
+    from bot.verify.code_question import words
+
+    lang = data.get("language") or "en"
+    out = [data.get("note") or ""]
+    run = data.get("run")
+    if run and run.get("error"):
+        out.append("")
+        out.append(render_answer(data, top=top))
+    fixes = (data.get("verification") or {}).get("fixes") or []
+    if fixes:
+        from bot.verify.verify import describe_row  # lazy: the sandbox loads only for code questions
+
+        out.append("")
+        out.append(words("tried_on_yours", lang) + ":")
+        for row in fixes:
+            mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
+                "✗" if row.get("status") in ("still_fails", "new_error") else "·"
+            out.append(f"  {mark} " + describe_row({"status": "not_applicable", "kind": "workaround", **row}))
+            if row.get("status") == "fixed" and row.get("diff"):
+                out.extend("      " + line for line in row["diff"].rstrip("\n").split("\n"))
+    return "\n".join(out)

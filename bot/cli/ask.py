@@ -7,50 +7,121 @@ import sys
 import time
 from pathlib import Path
 
-from bot import settings
-from bot.answer import answer_result
-from bot.answer.render import render_answer
-from bot.embed import EmbedderError
-from bot.evidence.record import ask_recording_enabled, record_answer
-from bot.retrieval.clean import decode_bytes
-from bot.retrieval.engine import get_embedder, get_engine
-from bot.retrieval.evaluate import EvalFileError, read_eval_file, run_eval
-from bot.retrieval.index import IndexProblem
-from bot.retrieval.index import build_index as build
-from bot.text import InputError
+from bot.cli.common import (EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, CliError, decode_text, fail, note,
+                            read_bounded)
 
-EXIT_USAGE = 2
+MAX_PROBLEMS_SHOWN = 5
 
 
-def _fail(command: str, message: str) -> int:
-    print(f"troubleshoot {command}: {message}", file=sys.stderr)
-    return EXIT_USAGE
+def _index_code(exc) -> int:
+    """An index that cannot be written is a resource problem (3); another embedder's
+    index is configuration (2); anything else about the index is 3 as well."""
+    from bot.retrieval.index import EmbedderMismatch
+
+    return EXIT_USAGE if isinstance(exc, EmbedderMismatch) else EXIT_SERVICE
 
 
-def _known_problems():
-    return (InputError, IndexProblem, EmbedderError)
+def _engine(prog: str):
+    """The search engine, with its knowledge problems said on stderr (never silently
+    dropped) and index problems turned into one line."""
+    from bot.embed import EmbedderError
+    from bot.retrieval.engine import get_engine
+    from bot.retrieval.index import IndexProblem
+
+    try:
+        engine = get_engine(log=lambda message: note(prog, message))
+    except IndexProblem as exc:
+        raise CliError(str(exc), _index_code(exc)) from None
+    except EmbedderError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    say_knowledge_problems(prog, engine.problems)
+    return engine
+
+
+def say_knowledge_problems(prog: str, problems: list) -> None:
+    if not problems:
+        return
+    for problem in problems[:MAX_PROBLEMS_SHOWN]:
+        note(prog, f"warning: {problem}")
+    more = f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)" if len(problems) > MAX_PROBLEMS_SHOWN else ""
+    note(prog, f"warning: {len(problems)} knowledge problem(s){more}: the files named are left out of answers; "
+               "`troubleshoot kb check` lists them all")
 
 
 # --- ask ------------------------------------------------------------------------------
 
 
-def _read_text(arg: str | None) -> str:
-    if arg is not None and arg != "-":
-        return arg
-    if arg is None and sys.stdin.isatty():
-        raise InputError("no text given: pass the error as an argument, or pipe it in with `-`")
-    return decode_bytes(sys.stdin.buffer.read())
+def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
+    """The error text: the argument, stdin ("-" or none given on a pipe), or @FILE;
+    bounded, decoded (legacy encodings detected), never empty."""
+    from bot.settings import get_settings
+
+    cfg = get_settings()
+    if arg is not None and arg != "-" and not arg.startswith("@"):
+        text = arg
+        if len(text.encode("utf-8", "surrogatepass")) > cfg.max_input_bytes:
+            raise CliError(f"the text is larger than the limit of {cfg.max_input_bytes} bytes "
+                           f"(TROUBLESHOOT_MAX_INPUT_BYTES)", EXIT_INPUT)
+    else:
+        if arg is None and sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+            raise CliError("no text given: pass the error as an argument in quotes, pipe it in with `-`, "
+                           "or name a file with @FILE", EXIT_USAGE)
+        source = "-" if arg in (None, "-") else arg[1:]
+        got = read_bounded(source, what="input" if source == "-" else "file", limit=cfg.max_input_bytes,
+                           setting="TROUBLESHOOT_MAX_INPUT_BYTES", idle_seconds=cfg.stdin_idle_seconds,
+                           prompt="Paste the error, then press Ctrl-D (Ctrl-Z Enter on Windows):",
+                           advice="keep the part that matters (the last traceback) or raise the limit")
+        text = decode_text(got.data, "the input" if source == "-" else source, prog)
+    if not text.strip():
+        raise CliError("the input is empty; paste an error message or a question", EXIT_INPUT)
+    from bot.retrieval.clean import InputError, clean
+
+    try:
+        clean(text)  # empty or binary input is refused here, before the model loads
+    except InputError as exc:
+        raise CliError(str(exc), EXIT_INPUT) from None
+    return text
+
+
+def _as_path(arg: str | None) -> Path | None:
+    """The argument names a Python file (`troubleshoot ask train.py`): its code is the question."""
+    if arg is None or arg == "-" or "\n" in arg or len(arg) > 1024 or not arg.endswith(".py"):
+        return None
+    try:
+        path = Path(arg)
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _code_question(arg: str | None, text: str):
+    """The input as a code question, or None: code without error text, or any .py file
+    that parses (its comments may quote an error; it is still the asker's program)."""
+    from bot.verify.code_question import CodeQuestion, detect_code, is_code, undefined_names
+
+    path = _as_path(arg)
+    if path is not None and path.suffix == ".py" and is_code(text):
+        return CodeQuestion(code=text, prose="", fenced=False, undefined=undefined_names(text))
+    return detect_code(text)
 
 
 def ask(args) -> int:
-    if args.top < 1:
-        return _fail("ask", f"--top must be at least 1, got {args.top}")
-    problems = _known_problems()
+    prog = "troubleshoot ask"
+    text = read_question("@" + args.text if _as_path(args.text) else args.text, prog)
+    question = _code_question(args.text, text)
+    if question is not None:
+        return ask_code(args, question)
+    _engine(prog)  # builds or repairs the index, says knowledge problems
+    from bot.answer import answer_result
+    from bot.answer.render import render_answer
+    from bot.retrieval.clean import InputError
+
     try:
-        text = _read_text(args.text)
         data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
-    except problems as exc:
-        return _fail("ask", str(exc))
+    except InputError as exc:
+        return fail(prog, str(exc), EXIT_INPUT)
+    from bot.evidence.record import ask_recording_enabled, record_answer
+
     if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
         record_answer(text, data, surface="cli")
     if args.json:
@@ -60,24 +131,105 @@ def ask(args) -> int:
     return 0
 
 
+def ask_code(args, question) -> int:
+    """Code without error text: run it through the one verification path (the asker's own
+    code, in the sandbox) and answer from the error it really raised (`--no-run`: only
+    say that it is code)."""
+    from bot.answer.render import render_code_answer
+    from bot.verify.code_question import answer_from_report, not_run_answer, traceback_text
+
+    lang = args.lang or question.language
+    started = time.monotonic()
+    report = None
+    if getattr(args, "no_run", False):
+        data = not_run_answer(question, lang)
+    elif not question.runnable:
+        data = not_run_answer(question, lang, why="not_runnable")
+    else:
+        from bot.sandbox import sandbox_available
+
+        ok, why = sandbox_available()
+        if not ok:
+            return fail("troubleshoot ask", f"this is Python code without an error message, and the sandbox that would run it "
+                                f"cannot run on this machine: {why}. Paste the error it raises, or use --no-run")
+        from functools import partial
+
+        from bot.answer import answer
+        from bot.jobs.base import JobError
+        from bot.jobs.local import LocalExecutor
+        from bot.jobs.settings import ConfigError, JobSettings
+
+        show = not args.json and sys.stderr.isatty()
+        if not args.json:
+            print(f"Python code without an error message ({question.lines} lines): running it in the sandbox…",
+                  file=sys.stderr, flush=True)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if show:
+                print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+
+        try:
+            executor = LocalExecutor(JobSettings.from_env())
+            try:
+                report = executor.verify(question.code, progress, lang=lang)
+            finally:
+                executor.shutdown(wait=False)
+        except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
+            return fail("troubleshoot ask", str(exc))
+        data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
+                                  top=args.top)
+    data["seconds"] = round(time.monotonic() - started, 3)
+    _record_code_answer(report, question, data)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(render_code_answer(data, top=args.top))
+    return 0
+
+
+def _record_code_answer(report: dict | None, question, data: dict) -> None:
+    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
+    answer is recorded under the error the run raised, so an error no entry covers
+    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
+    from bot.evidence.record import ask_recording_enabled, cli_asker, record_answer, record_verification
+    from bot.verify.code_question import traceback_text
+
+    if report is None or not ask_recording_enabled():
+        return
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording logs its own failures
+        asker = None
+    record_verification(report, question.code, surface="cli", asker=asker)
+    if report.get("reproduced"):
+        record_answer(traceback_text(report), data, surface="cli")
+
+
 # --- eval -----------------------------------------------------------------------------
 
 
 def evaluate(args) -> int:
-    problems = _known_problems()
+    from bot.retrieval.evaluate import EvalFileError, read_eval_file, run_eval
+    from bot.settings import get_settings
+
+    prog = "troubleshoot eval"
+    cfg = get_settings()
+    got = read_bounded(args.file, what="eval file" if args.file != "-" else "input", limit=cfg.max_eval_bytes,
+                       setting="TROUBLESHOOT_MAX_EVAL_BYTES", idle_seconds=cfg.stdin_idle_seconds)
     try:
-        rows = read_eval_file(Path(args.file))
-        engine = get_engine()
-        report = run_eval(engine, rows, retriever=args.retriever, path=args.file)
+        rows = read_eval_file(Path(got.name), raw=got.data)
     except EvalFileError as exc:
-        return _fail("eval", str(exc))
-    except problems as exc:
-        return _fail("eval", str(exc))
+        return fail(prog, str(exc), EXIT_INPUT)
+    engine = _engine(prog)
+    try:
+        report = run_eval(engine, rows, retriever=args.retriever, path=got.name)
+    except EvalFileError as exc:
+        return fail(prog, str(exc), EXIT_INPUT)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     m = report["metrics"]
-    print(f"{args.file}  retriever={args.retriever}  n={m['n']}")
+    print(f"{got.name}  retriever={args.retriever}  n={m['n']}")
     print(f"  top-1 {m['top1']:.3f}   top-3 {m['top3']:.3f}   MRR {m['mrr']:.3f}   "
           f"latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
     misses = [(i, r) for i, r in enumerate(report["rows"]) if r["predicted"][:1] != [r["expected"]]]
@@ -92,19 +244,32 @@ def evaluate(args) -> int:
 
 
 def build_index(args) -> int:
-    problems = _known_problems()
+    from bot import settings
+    from bot.cli.common import verbosity
+    from bot.embed import EmbedderError
+    from bot.retrieval.index import IndexProblem
+
+    prog = "troubleshoot index build"
     try:
+        from bot.retrieval.engine import get_embedder
+        from bot.retrieval.index import build_index as build
+
         embedder = get_embedder()
-        report = build(settings.knowledge_dir(), settings.index_dir(), embedder, full=args.full, progress=True)
-    except problems as exc:
-        return _fail("index build", str(exc))
+        # The bar only on a terminal (never into a pipe or a log) and not with -q.
+        report = build(settings.knowledge_dir(), settings.index_dir(), embedder, full=args.full,
+                       progress=sys.stderr.isatty() and verbosity() >= 1, log=lambda message: note(prog, message))
+    except IndexProblem as exc:
+        return fail(prog, str(exc), _index_code(exc))
+    except EmbedderError as exc:
+        return fail(prog, str(exc), EXIT_USAGE)
     if report.up_to_date:
         print(f"index: up to date in {settings.index_dir()} ({report.chunks} chunks from {report.files} knowledge "
-              f"files, {report.index_type}); embedded 0 file(s), reused {report.reused_files}")
+              f"files, {report.index_type}; every index file checked); embedded 0 file(s), "
+              f"reused {report.reused_files}")
         return 0
     if report.problems:
-        print(f"  {len(report.problems)} knowledge problem(s); run `troubleshoot kb check`. First: "
-              f"{report.problems[0]}", file=sys.stderr)
+        note(prog, f"{len(report.problems)} knowledge problem(s); run `troubleshoot kb check`. First: "
+                   f"{report.problems[0]}")
     print(f"index: {report.chunks} chunks from {report.files} knowledge files in {settings.index_dir()} "
           f"({report.index_type}); embedded {len(report.embedded_files)} file(s) "
           f"({report.embedded_chunks} chunks), reused {report.reused_files}; {report.seconds:.1f} s")

@@ -1,4 +1,4 @@
-"""`troubleshoot kb check | list | add | verify`."""
+"""`troubleshoot kb check | list | add | verify | export`."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ import json
 import sys
 from pathlib import Path
 
-from bot.kb.add import add_file
-from bot.kb.loader import KnowledgeError, check_knowledge, errors_only, load_knowledge
-from bot.sandbox import sandbox_available
-from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail, note, read_bounded
+from bot.kb.loader import check_knowledge, errors_only
 from bot.verify.patches import registry
 
 
 def check(args) -> int:
-    kb, problems = check_knowledge(Path(args.dir) if args.dir else None, patch_names=set(registry.names()))
+    kb, problems = check_knowledge(Path(args.dir) if args.dir else None, patch_names=set(registry.declared_names()))
     for problem in problems:
         print(problem, file=sys.stderr)
     errors = errors_only(problems)
@@ -46,7 +44,8 @@ def summarize(kb) -> list[dict]:
 def list_entries(args) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
-        print(f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` (invalid files are left out)", file=sys.stderr)
+        note("troubleshoot kb list", f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` "
+                                     f"(invalid files are left out). First: {errors_only(problems)[0]}")
     rows = summarize(kb)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -58,10 +57,27 @@ def list_entries(args) -> int:
 
 
 def add(args) -> int:
+    from bot.kb.add import add_file
+
+    from bot.settings import get_settings
+
+    prog = "troubleshoot kb add"
+    if args.files.count("-") > 1:
+        return fail(prog, "'-' (stdin) may be given once", EXIT_USAGE)
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
-        print(f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; run `troubleshoot kb check`", file=sys.stderr)
-    results = [add_file(Path(f), kb, source=args.source, dry_run=args.dry_run) for f in args.files]
+        note(prog, f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; "
+                   "run `troubleshoot kb check`")
+    results = []
+    for name in args.files:
+        if name == "-":
+            cfg = get_settings()
+            got = read_bounded("-", what="input", limit=cfg.max_article_bytes,
+                               setting="TROUBLESHOOT_MAX_ARTICLE_BYTES", idle_seconds=cfg.stdin_idle_seconds)
+            results.append(add_file(Path("stdin.md"), kb, source=args.source or "stdin", dry_run=args.dry_run,
+                                    raw=got.data))
+        else:
+            results.append(add_file(Path(name), kb, source=args.source, dry_run=args.dry_run))
     if args.json:
         print(json.dumps([{
             "file": str(r.source), "status": r.status, "stored_as": str(r.stored_as) if r.stored_as else None,
@@ -69,28 +85,37 @@ def add(args) -> int:
         } for r in results], ensure_ascii=False, indent=2))
     else:
         for r in results:
-            print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
-    return 1 if any(r.status == "rejected" for r in results) else 0
+            if r.status == "rejected":  # diagnostics on stderr; stdout has what was stored
+                print(f"{prog}: {r.describe()}", file=sys.stderr)
+            else:
+                print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
+    return EXIT_INPUT if any(r.status == "rejected" for r in results) else 0
 
 
 def verify(args) -> int:
     """`kb verify [ID...]`: run the entries' repros and check every claim (bot/verify/kbverify.py)."""
+    from bot.kb.loader import load_knowledge, KnowledgeError
+
     prog = "troubleshoot kb verify"
     try:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
-        print(f"{prog}: the knowledge base has errors; run `troubleshoot kb check` ({exc})", file=sys.stderr)
-        return 2
+        return fail(prog, f"the knowledge base has errors; run `troubleshoot kb check` ({exc})", EXIT_INPUT)
+    from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+
     try:
         entries = select_entries(kb, args.ids)
     except KeyError as exc:
-        print(f"{prog}: no entry named {exc.args[0]} (see `troubleshoot kb list`)", file=sys.stderr)
-        return 2
+        return fail(prog, f"no entry named {exc.args[0]} (see `troubleshoot kb list`)", EXIT_USAGE)
     if any(e.repro is not None and e.repro.runs_on == "cpu" for e in entries):
+        from bot.sandbox import sandbox_available
+
         ok, why = sandbox_available()
         if not ok:
-            print(f"{prog}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
-            return 2
+            return fail(prog, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
+    if getattr(args, "torch", None):
+        return _verify_versions(args, kb, entries)
+
     def progress(result, done: int, total: int) -> None:
         if not args.json:
             print(_verify_line(result), flush=True)
@@ -111,6 +136,68 @@ def verify(args) -> int:
     return 1 if totals["failed"] else 0
 
 
+def _verify_versions(args, kb, entries) -> int:
+    """`kb verify --torch V1,V2`: every entry on each release; each release's outcome is
+    recorded (evidence under that torch, and the entry's version table)."""
+    from bot.cli.verify import InputError, local_environments, parse_versions
+    from bot.verify.kbverify import env_environment, summary, verify_entry
+    from bot.verify.versions import VersionTable, new_wordings, row_from
+
+    prog = "troubleshoot kb verify --torch"
+    try:
+        envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
+    except InputError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    table = VersionTable()
+    per_version: dict[str, list] = {e.version: [] for e in envs}
+    out = []
+    for entry in entries:
+        rows, item = {}, {"id": entry.id, "versions": {}}
+        for env in envs:
+            result = verify_entry(entry, kb, environment=env)
+            per_version[env.version].append(result)
+            if result.ran:
+                rows[env.version] = row_from(result, env)
+                if not args.no_record:
+                    table.record(entry.id, env.version, rows[env.version])
+                    _record([result], env_environment(env))
+            item["versions"][env.version] = result.as_json() | {"torch": env.torch}
+        item["new_wordings"] = new_wordings(entry, rows)
+        out.append(item)
+        if not args.json:
+            print(_versions_line(entry.id, item, envs), flush=True)
+        elif sys.stderr.isatty():
+            print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
+    totals = {v: summary(rs) for v, rs in per_version.items()}
+    if args.json:
+        print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
+    else:
+        for v, t in totals.items():
+            print(f"torch {v}: {t['proven']} of {t['ran']} repros proved every claim; {t['failed']} failed; "
+                  f"{t['not_run']} not run here")
+        if not args.no_record:
+            print(f"version table: {table.path}")
+    return 1 if any(t["failed"] for t in totals.values()) else 0
+
+
+def _versions_line(entry_id: str, item: dict, envs) -> str:
+    cells = []
+    for env in envs:
+        r = item["versions"][env.version]
+        if not r["ran"]:
+            cells.append(f"{env.version}: skip")
+            continue
+        state = "reproduced" if r["reproduced"] else "no error"
+        bad = len(r["failures"])
+        cells.append(f"{env.version}: {state}" + (f", {bad} claim(s) failed" if bad else ", claims hold"))
+    line = f"  {entry_id}: " + "; ".join(cells)
+    for w in item["new_wordings"]:
+        line += (f"\n        new wording on {w['torch']} ({'signature matches' if w['signature_matches'] else 'NO signature matches'}): "
+                 f"{w['example'][:160]}")
+    return line
+
+
 def _verify_line(result) -> str:
     if not result.ran and not result.failures:
         return f"  skip  {result.id}: {result.note}"
@@ -127,7 +214,7 @@ def _verify_line(result) -> str:
 def _record(results, environment: dict) -> None:
     """Each run as evidence under the host's own environment (surface "kb verify"); a
     store failure is said once and loses no result."""
-    from bot.evidence.record import record_verification  # lazy: SQLAlchemy only when recording
+    from bot.evidence.record import record_verification
 
     failed = 0
     for result in results:
@@ -140,3 +227,44 @@ def _record(results, environment: dict) -> None:
         print(f"troubleshoot kb verify: {failed} result(s) were not recorded as evidence (see the log); "
               "--no-record skips recording", file=sys.stderr)
 
+
+
+def export(args) -> int:
+    """`kb export DIR [--format html|md|json]`: the knowledge pages as static files (bot/pages/export.py),
+    with the evidence the store holds now (none yet: the team's estimates, said as such)."""
+    from bot.evidence.db import get_store
+    from bot.pages.data import load_snapshot
+    from bot.pages.export import FORMATS, export_pages
+
+    prog = "troubleshoot kb export"
+    kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
+    if not kb.entries:
+        print(f"{prog}: no knowledge entries could be loaded from {kb.root} "
+              f"({len(problems)} problem(s); `troubleshoot kb check` lists them)", file=sys.stderr)
+        return 2
+    if errors_only(problems):
+        print(f"{prog}: warning: {len(errors_only(problems))} problem(s); invalid files are left out "
+              "(`troubleshoot kb check` lists them)", file=sys.stderr)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"{prog}: {out} exists and is not a folder", file=sys.stderr)
+        return 2
+    try:
+        store = get_store(create=False)
+    except Exception as exc:  # noqa: BLE001 - the pages still carry the knowledge
+        print(f"{prog}: warning: the evidence store cannot be opened ({type(exc).__name__}); "
+              "the pages show the team's estimates only", file=sys.stderr)
+        store = None
+    snap = load_snapshot(store)
+    if snap.error:
+        print(f"{prog}: warning: the evidence store could not be read ({snap.error}); "
+              "the pages show the team's estimates only", file=sys.stderr)
+    try:
+        written = export_pages(kb, snap, out, tuple(args.format or FORMATS))
+    except OSError as exc:
+        print(f"{prog}: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out} "
+          f"({', '.join(args.format or FORMATS)}); open {out / 'index.html'}" if "html" in (args.format or FORMATS)
+          else f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out}")
+    return 0

@@ -14,15 +14,33 @@ import threading
 
 from slack_sdk.errors import SlackApiError
 
+from bot.settings import get_settings
 from bot.slack.app import EVENTS_PATH, build_app, build_context, make_http_server, start_socket_mode, start_warm_up
 from bot.slack.services.context import SlackSettings
 
 log = logging.getLogger("bot.slack.serve")
 
 
-def _fail(message: str) -> int:
-    print(f"troubleshoot serve: {message}", file=sys.stderr)
-    return 2
+def _fail(message: str, code: int = 2) -> int:
+    print(f"troubleshoot serve: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def _log_knowledge_problems() -> None:
+    """Knowledge problems are said at start, each naming its file and field: those
+    files are left out of answers until fixed."""
+    from bot.kb.loader import cached_knowledge, errors_only
+
+    try:
+        _kb, problems = cached_knowledge()
+    except Exception as exc:  # noqa: BLE001 - the warm-up reports a knowledge base that cannot load
+        log.error("cannot load the knowledge base: %s: %s", type(exc).__name__, exc)
+        return
+    errors = errors_only(problems)
+    for problem in errors:
+        log.warning("knowledge problem, left out of answers: %s", problem)
+    if errors:
+        log.warning("%d knowledge problem(s); `troubleshoot kb check` lists them", len(errors))
 
 
 def serve(args) -> int:
@@ -38,8 +56,17 @@ def serve(args) -> int:
         ctx = build_context(settings)
     except SlackApiError as exc:
         return _fail(f"Slack refused the bot token (auth.test: {exc.response.get('error')})")
-    except OSError as exc:
-        return _fail(f"cannot reach the Slack API at {settings.api_url or 'slack.com'} ({type(exc).__name__})")
+    except (OSError, TimeoutError) as exc:
+        return _fail(f"cannot reach the Slack API at {settings.api_url or 'slack.com'} ({type(exc).__name__}; "
+                     f"TROUBLESHOOT_SLACK_TIMEOUT_SECONDS={get_settings().slack_timeout_seconds:g})", 3)
+    except Exception as exc:  # noqa: BLE001 - the store or the broker behind the context
+        from bot.backoff import ServiceUnavailable
+
+        if isinstance(exc, ServiceUnavailable) or type(exc).__module__.startswith(("sqlalchemy", "psycopg", "redis")):
+            return _fail(f"cannot start: a service is unreachable ({type(exc).__name__}: "
+                         f"{str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''})", 3)
+        raise
+    _log_knowledge_problems()
     app = build_app(ctx)
     start_warm_up(ctx)
 
@@ -49,7 +76,11 @@ def serve(args) -> int:
         handler.start()
         return 0
 
-    server = make_http_server(app, ctx, args.host, args.port)
+    try:
+        server = make_http_server(app, ctx, args.host, args.port)
+    except OSError as exc:  # the port is taken, the address is not this machine's, the name does not resolve
+        reason = exc.strerror or str(exc)
+        return _fail(f"cannot listen on {args.host}:{args.port} ({reason}); choose another --port or --host", 2)
     host, port = server.server_address[:2]
     # Tests start the bot on port 0 and read the real port from this line.
     print(f"troubleshoot: listening on http://{host}:{port}{EVENTS_PATH}", flush=True)

@@ -1,79 +1,266 @@
-"""`troubleshoot verify FILE.py [--fixed FIXED.py] [--queue] [--json]`."""
+"""`troubleshoot verify FILE.py [--fixed FIXED.py] [--queue] [--json]`.
+
+Exit 0 when a fix worked (or the snippet runs without error), 4 when it ran but
+nothing was verified (no fix worked, no known entry, a timeout), 1 for a snippet that
+cannot be used (unreadable, too large, not UTF-8, not Python), 3 when the sandbox or
+the broker cannot be reached, 130 on Ctrl-C (every running sandbox is killed at once).
+"""
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
-from pathlib import Path
+import threading
 
-from bot.jobs.base import JobError
-from bot.jobs.local import LocalExecutor
+from bot.cli.common import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOTHING_VERIFIED, EXIT_SERVICE, EXIT_USAGE, CliError,
+                            fail, note, read_bounded)
 from bot.jobs.settings import ConfigError, JobSettings, redact_url
-from bot.sandbox import sandbox_available
 from bot.text import InputError
-from bot.verify.report import format_report
 
 PROG = "troubleshoot verify"
 
 
-def read_snippet(path: str, what: str) -> str:
-    p = Path(path)
+def read_snippet(path: str, what: str, *, stdin_taken: list | None = None) -> str:
+    """The snippet's text: bounded (TROUBLESHOOT_MAX_SNIPPET_BYTES), UTF-8, not empty, and
+    Python that compiles (a syntax error or another kind of file is said here, before
+    anything runs). '-' reads stdin."""
+    from bot.settings import get_settings
+
+    cfg = get_settings()
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} {path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} {path}: is a folder, not a Python file") from None
-    except OSError as exc:
-        raise InputError(f"{what} {path}: cannot read it ({exc.strerror})") from None
+        got = read_bounded(path, what=what, limit=cfg.max_snippet_bytes, setting="TROUBLESHOOT_MAX_SNIPPET_BYTES",
+                           idle_seconds=cfg.stdin_idle_seconds,
+                           advice="cut it down to a minimal repro or raise the limit")
+    except CliError as exc:
+        raise InputError(str(exc)) from None
+    name = f"{what} {path}" if path != "-" else f"{what} (stdin)"
     try:
-        text = data.decode("utf-8")
+        text = got.data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{what} {path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        raise InputError(f"{name}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     if not text.strip():
-        raise InputError(f"{what} {path}: the file is empty")
+        raise InputError(f"{name}: the file is empty")
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+        message = getattr(exc, "msg", None) or str(exc)
+        raise InputError(f"{name}{where}: not Python that runs ({type(exc).__name__}: {message}). verify runs a "
+                         f"repro snippet; to ask about an error message use `troubleshoot ask`") from None
     return text
 
 
-def _fail(prog: str, message: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+def verdict(report: dict) -> int:
+    """0 when something was verified: a fix (not a dead end) fixed the error, or the
+    snippet ran without error; 4 otherwise (no fix worked, nothing to try, a timeout)."""
+    if report.get("worker_lost"):
+        return EXIT_SERVICE
+    if not report.get("reproduced"):
+        return 0 if report.get("exit_reason") == "ok" else EXIT_NOTHING_VERIFIED
+    fixed = [row for row in report.get("fixes") or []
+             if row.get("status") == "fixed" and row.get("kind") != "dead_end"]
+    return 0 if fixed else EXIT_NOTHING_VERIFIED
+
+
+def _read_inputs(args, prog: str) -> tuple[str, str | None]:
+    if args.file == "-" and getattr(args, "fixed", None) == "-":
+        raise CliError("stdin ('-') can be the snippet or --fixed, not both", EXIT_USAGE)
+    try:
+        code = read_snippet(args.file, "snippet")
+        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
+    except InputError as exc:
+        raise CliError(str(exc), EXIT_INPUT) from None
+    return code, fixed
+
+
+class _Interrupts:
+    """Ctrl-C while sandboxes run: kill them all at once, ignore further Ctrl-C while
+    the runs clean up (cgroups, folders), then stop with KeyboardInterrupt."""
+
+    def __init__(self):
+        self.previous = None
+        self.hit = False
+        self.killed = 0
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def _on_sigint(self, _signum, _frame):
+        if self.hit:
+            return
+        self.hit = True
+        from bot.sandbox.runner import cancel_all
+
+        self.killed = cancel_all()
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def parse_versions(text: str | None) -> list[str]:
+    """--torch 2.9.1,2.13.0 -> ["2.9.1", "2.13.0"] (order kept, repeats dropped)."""
+    from bot.envs.store import EnvError, check_version
+
+    out: list[str] = []
+    for part in (text or "").split(","):
+        if part.strip():
+            try:
+                version = check_version(part)
+            except EnvError as exc:
+                raise InputError(f"--torch: {exc}") from None
+            if version not in out:
+                out.append(version)
+    if not out:
+        raise InputError("--torch: name at least one torch release, e.g. --torch 2.9.1,2.13.0")
+    return out
+
+
+def local_environments(versions: list[str], envs_dir: str | None = None) -> list:
+    """The environments of `versions` on this machine; InputError naming those there are."""
+    from bot.envs import EnvStore
+
+    store = EnvStore(envs_dir)
+    envs = {v: store.get(v) for v in versions}
+    missing = [v for v, e in envs.items() if e is None]
+    if missing:
+        have = ", ".join(store.versions()) or "none"
+        raise InputError(f"--torch: no environment for torch {', '.join(missing)} on this machine (installed: "
+                         f"{have}); add one with `troubleshoot envs add {missing[0]}`")
+    return [envs[v] for v in versions]
 
 
 def verify(args) -> int:
     if getattr(args, "queue", False):
         return verify_queued(args)  # submit through the broker, wait for the report
-    try:
-        code = read_snippet(args.file, "snippet")
-        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
-    except InputError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return 2
+    if getattr(args, "torch", None):
+        return verify_matrix(args)
+    code, fixed = _read_inputs(args, PROG)
+
+    from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        print(f"{PROG}: the sandbox cannot run on this machine: {why}", file=sys.stderr)
-        return 2
+        return fail(PROG, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
+
+    from bot.jobs.base import JobError
+    from bot.jobs.local import LocalExecutor
+    from bot.verify.report import format_report
 
     progress = None
     if not args.json and sys.stderr.isatty():
         def progress(stage: str, done: int, total: int) -> None:
-            print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+            note(PROG, f"[{done}/{total}] {stage}")
 
     # Here, in this process: the local executor (the one path of bot/verify/service.py,
     # with the job's time budget); --queue sends the same job to a worker.
+    executor = None
+    interrupts = _Interrupts()
     try:
-        executor = LocalExecutor(JobSettings.from_env())
-        report = executor.verify(code, progress, fixed_code=fixed)
-    except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return 3 if isinstance(exc, JobError) else 2
+        with interrupts:
+            executor = LocalExecutor(JobSettings.from_env())
+            job = executor.submit(code, progress, fixed_code=fixed)
+            report = job.result()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the clean-up below is not interrupted
+        from bot.sandbox.runner import cancel_all
+
+        killed = cancel_all() or interrupts.killed
+        if executor is not None:
+            executor.shutdown(wait=True)  # each run removes its cgroup and folder
+        print(f"\n{PROG}: interrupted; stopped {killed} running sandbox(es) and cleaned up", file=sys.stderr,
+              flush=True)
+        return EXIT_INTERRUPTED
+    except ConfigError as exc:
+        return fail(PROG, str(exc), EXIT_USAGE)
+    except ValueError as exc:  # a snippet over the size limit
+        return fail(PROG, str(exc), EXIT_INPUT)
+    except JobError as exc:
+        return fail(PROG, str(exc), EXIT_SERVICE)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False)
     record_cli_verification(args, report, code, surface="cli")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(format_report(report))
+    return verdict(report)
+
+
+def _fail(prog: str, message: str, code: int = EXIT_INPUT) -> int:
+    return fail(prog, message, code)
+
+
+# --- troubleshoot verify --torch V1,V2 ----------------------------------------------------------
+
+def verify_matrix(args) -> int:
+    """The snippet and every fix on each torch release, here (environments of this machine)."""
+    prog = f"{PROG} --torch"
+    try:
+        versions = parse_versions(args.torch)
+        envs = local_environments(versions, getattr(args, "envs_dir", None))
+        code = read_snippet(args.file, "snippet")
+        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
+    except InputError as exc:
+        return _fail(prog, str(exc))
+    from bot.sandbox import sandbox_available
+
+    ok, why = sandbox_available()
+    if not ok:
+        return _fail(prog, f"the sandbox cannot run on this machine: {why}")
+    from bot.jobs.verification import check_snippet, worker_info
+    from bot.verify.matrix import format_matrix, run_matrix
+
+    try:
+        check_snippet(code)
+        settings = JobSettings.from_env()
+    except (ConfigError, ValueError) as exc:
+        return _fail(prog, str(exc))
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        def progress(stage: str, done: int, total: int) -> None:
+            print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+
+    report = run_matrix(code, envs, fixed_code=fixed, progress=progress, job_seconds=settings.job_seconds,
+                        info=worker_info(None, executor="local"))
+    record_matrix(args, report, code, surface="cli")
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_matrix(report))
     return 0
+
+
+def record_matrix(args, report: dict, snippet: str, surface: str) -> None:
+    """Each release's run is evidence of its own (under its own torch)."""
+    from bot.evidence.record import cli_asker, record_verification
+
+    if getattr(args, "no_record", False):
+        return
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording reports its own failure below
+        asker = None
+    failed = 0
+    for row in report.get("versions") or []:
+        one = dict(row, environment={**(report.get("environment") or {}), **_env_facts(row)})
+        if record_verification(one, snippet, consent=bool(getattr(args, "keep_snippet", False)), surface=surface,
+                               asker=asker) is None:
+            failed += 1
+    if failed:
+        print(f"troubleshoot verify: {failed} release(s) were not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+
+
+def _env_facts(row: dict) -> dict:
+    env = row.get("environment") or {}
+    return {"torch": env.get("torch"), "cuda": env.get("cuda"), "python": env.get("python")}
 
 
 # --- troubleshoot verify --queue ------------------------------------------------------------------
@@ -84,49 +271,69 @@ def verify_queued(args) -> int:
     try:
         settings = JobSettings.from_env()
     except ConfigError as exc:
-        return _fail(prog, str(exc))
+        return fail(prog, str(exc), EXIT_USAGE)
     if not settings.redis_url:
-        return _fail(prog, "no broker configured: REDIS_URL is not set; point it at the broker a worker listens on "
-                           "(e.g. redis://localhost:6379/0), or run without --queue to verify here")
-    try:
-        code = read_snippet(args.file, "snippet")
-        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
-    except InputError as exc:
-        return _fail(prog, str(exc))
+        return fail(prog, "no broker configured: REDIS_URL is not set; point it at the broker a worker listens on "
+                          "(e.g. redis://localhost:6379/0), or run without --queue to verify here", EXIT_USAGE)
+    code, fixed = _read_inputs(args, prog)
 
-    from bot.jobs.remote import CeleryExecutor  # lazy: Celery and Redis load only for --queue
+    from bot.jobs.base import JobError
+    from bot.jobs.remote import CeleryExecutor
 
     show = not args.json and sys.stderr.isatty()
 
     def progress(stage: str, done: int, total: int) -> None:
         if show:
-            print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
+            note(prog, f"[{done}/{total}] {stage}")
 
     executor = CeleryExecutor(settings)
+    if getattr(args, "torch", None):
+        return _queued_matrix(args, executor, code, fixed, progress)
     try:
         job = executor.submit(code, progress, fixed_code=fixed)
         if not executor.workers():
-            print(f"{prog}: no worker is online: job {job.id} waits in the queue until one starts "
-                  f"(`troubleshoot worker` with REDIS_URL={redact_url(settings.redis_url)})", file=sys.stderr,
-                  flush=True)
+            note(prog, f"no worker is online: job {job.id} waits in the queue until one starts "
+                       f"(`troubleshoot worker` with REDIS_URL={redact_url(settings.redis_url)})")
         report = job.result(settings.wait_seconds)
     except JobError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 3
+        return fail(prog, str(exc), EXIT_SERVICE)
+    except (OSError, TimeoutError) as exc:  # a broker that stopped answering mid-wait
+        return fail(prog, f"the broker at {redact_url(settings.redis_url)} stopped answering "
+                          f"({type(exc).__name__}: {exc})", EXIT_SERVICE)
     record_cli_verification(args, report, code, surface="queue")  # here, not on the worker (bot/evidence/record.py)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
+        from bot.verify.report import format_report
+
         print(format_report(report))
         if report.get("worker_lost"):
             print(report.get("summary", "worker lost"))
-    return 1 if report.get("worker_lost") else 0
+    return verdict(report)
+
+
+def _queued_matrix(args, executor, code: str, fixed: str | None, progress) -> int:
+    prog = "troubleshoot verify --queue --torch"
+    from bot.jobs.base import JobError
+    from bot.verify.matrix import format_matrix
+
+    try:
+        versions = parse_versions(args.torch)
+        report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
+    except InputError as exc:
+        return _fail(prog, str(exc))
+    except JobError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 3
+    record_matrix(args, report, code, surface="queue")
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_matrix(report))
+    return 0
 
 
 def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
     """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
     when it fails."""
-    from bot.evidence.record import cli_asker, record_verification  # lazy: SQLAlchemy only when recording
+    from bot.evidence.record import cli_asker, record_verification
 
     if getattr(args, "no_record", False):
         return
@@ -136,5 +343,5 @@ def record_cli_verification(args, report: dict, snippet: str, surface: str) -> N
         asker = None
     if record_verification(report, snippet, consent=bool(getattr(args, "keep_snippet", False)),
                            surface=surface, asker=asker) is None and not report.get("worker_lost"):
-        print("troubleshoot verify: the result was not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
+        note("troubleshoot verify", "the result was not recorded as evidence (see the log); "
+                                    "--no-record skips recording")

@@ -9,12 +9,8 @@ import os
 import socket
 import sys
 
-from bot.jobs.gpus import detect_gpus
-from bot.jobs.settings import QUEUE, ConfigError, JobSettings, redact_url
-from bot.jobs.state import JobState, Repeater, client_for
-from bot.jobs.tasks import configure_worker
-from bot.kb.loader import current_knowledge
-from bot.sandbox import sandbox_available
+from bot.cli.common import EXIT_SERVICE, EXIT_USAGE, fail
+from bot.jobs.settings import QUEUE, ConfigError, JobSettings, env_queue, redact_url
 from bot.settings import get_settings
 
 SECRET_PREFIXES = ("SLACK_",)
@@ -25,8 +21,27 @@ log = logging.getLogger("bot.jobs.worker")
 
 
 def _fail(prog: str, message: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+    return fail(prog, message, EXIT_USAGE)
+
+
+def _broker_problem(url: str) -> str | None:
+    """Why the broker cannot be used now (refused, no answer within the Redis timeout),
+    or None: said before the ready banner, instead of Celery's 100 silent retries."""
+    from bot.jobs.state import client_for
+
+    client = None
+    try:
+        client = client_for(url)
+        client.ping()
+        return None
+    except Exception as exc:  # noqa: BLE001 - redis' connection, timeout and auth errors alike
+        return f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+    finally:
+        if client is not None:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 # --- troubleshoot worker -----------------------------------------------------------------------
@@ -44,6 +59,8 @@ def _start_presence(settings: JobSettings, info: dict) -> None:
     """Announce this worker in Redis while it runs (tests, health checks and
     `verify --queue` read it)."""
     from celery import signals
+
+    from bot.jobs.state import JobState, Repeater, client_for
 
     state = JobState(client_for(settings.redis_url), settings.result_expires)
     repeater = Repeater(lambda: state.announce_worker(info["name"], info, PRESENCE_TTL), PRESENCE_EVERY,
@@ -74,30 +91,49 @@ def worker(args) -> int:
     concurrency = getattr(args, "concurrency", None)
     if concurrency is not None and concurrency < 1:
         return _fail(prog, f"--concurrency must be at least 1, got {concurrency}")
+    problem = _broker_problem(settings.redis_url)
+    if problem:
+        return fail(prog, f"cannot reach the broker at {redact_url(settings.redis_url)} ({problem}); start Redis or "
+                          f"fix REDIS_URL (TROUBLESHOOT_REDIS_TIMEOUT_SECONDS={get_settings().redis_timeout_seconds:g})",
+                    EXIT_SERVICE)
     dropped = _drop_secrets()
+
+    from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        return _fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}")
+        return fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}",
+                    EXIT_SERVICE)
     try:  # load the knowledge base once, before the pool forks
-        entries = len(list(current_knowledge().entries))
+        from bot.kb.loader import current_knowledge as knowledge
+
+        entries = len(list(knowledge().entries))
     except Exception as exc:  # noqa: BLE001 - say what is wrong instead of a traceback
         return _fail(prog, f"cannot load the knowledge base ({type(exc).__name__}: {exc})")
 
-    # lazy: importing celery_app builds its module-level app from the environment, checked above
     from bot.jobs.celery_app import make_app
+    from bot.jobs.gpus import detect_gpus
+    from bot.jobs.tasks import configure_worker
 
     gpus = detect_gpus()
     concurrency = concurrency or settings.concurrency or max(1, len(gpus))
-    configure_worker(gpus)
+    from bot.envs import EnvStore
+
+    envs_dir = getattr(args, "envs_dir", None)
+    environments = EnvStore(envs_dir).list()  # advertised; a queue each
+    queues = [QUEUE, *(env_queue(e.version) for e in environments)]
+    configure_worker(gpus, envs_dir)
     name = settings.worker_name or f"gpu-{os.getpid()}@{socket.gethostname()}"
     info = {"name": name, "hostname": socket.gethostname(), "pid": os.getpid(), "gpus": gpus,
-            "concurrency": concurrency, "queue": QUEUE}
+            "concurrency": concurrency, "queue": QUEUE, "queues": queues,
+            "environments": [{"version": e.version, "torch": e.torch, "cuda": e.cuda} for e in environments]}
     app = make_app(settings)
     _start_presence(settings, info)
 
     where = f"GPUs {', '.join(gpus)}" if gpus else "no GPU: jobs run on the CPU and their reports say so"
-    print(f"{prog}: {name} on queue '{QUEUE}', {concurrency} job(s) at a time, {where}; "
+    held = f"torch environments {', '.join(e.version for e in environments)}" if environments else \
+        "no torch environments (only the worker's own torch)"
+    print(f"{prog}: {name} on queues {', '.join(queues)}, {concurrency} job(s) at a time, {where}; {held}; "
           f"{entries} knowledge entries; broker {redact_url(settings.redis_url)}; {settings.describe_limits()}",
           flush=True)
     if dropped:
@@ -107,7 +143,7 @@ def worker(args) -> int:
         print(f"{prog}: --concurrency {concurrency} is more than the {len(gpus)} GPU(s): some GPUs will run two "
               "jobs at once", file=sys.stderr, flush=True)
     loglevel = get_settings().log_level
-    app.worker_main(["worker", "--queues", QUEUE, "--concurrency", str(concurrency), "--pool", "prefork",
+    app.worker_main(["worker", "--queues", ",".join(queues), "--concurrency", str(concurrency), "--pool", "prefork",
                      "-O", "fair", "--hostname", name, "--loglevel", loglevel, "--without-mingle",
                      "--without-gossip"])
     return 0

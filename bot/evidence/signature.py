@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from bot.retrieval.query import understand
+from bot.text import InputError
 from bot.text.normalize import normalise_message
 
 EXCERPT_CHARS = 200
@@ -38,6 +39,15 @@ class QuestionSignature:
     hash: str  # sha256 hex of the normalised signature
     excerpt: str  # at most EXCERPT_CHARS, no user identifiers
     error_type: str | None
+
+
+def question_hash(text: str) -> str:
+    """The question's signature hash, the same on every surface (`troubleshoot ask`, Slack,
+    the coverage gaps), so answers group alike; text that cannot be signed is hashed as it is."""
+    try:
+        return question_signature(text).hash
+    except InputError:  # nothing readable to sign: hash what there is
+        return hashlib.sha256(normalise_message(text).encode()).hexdigest()
 
 
 def question_signature(text: str) -> QuestionSignature:

@@ -24,6 +24,7 @@ from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTE
                                 VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
 from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
+from bot.store.models import VoteReason
 
 TOP_GAPS = 20
 
@@ -61,6 +62,8 @@ def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int]
             "votes": session.scalar(select(func.count()).select_from(Vote)) or 0,
             "coverage_gaps": session.scalar(select(func.count()).select_from(CoverageGap)) or 0,
         }
+
+        totals["downvote_reasons"] = session.scalar(select(func.count()).select_from(VoteReason)) or 0
         answers = dict(session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None))
                                        .group_by(Answer.entry_id)).all())
         verifications = dict(session.execute(select(Verification.entry_id, func.count())
@@ -85,9 +88,12 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
         observations = load_observations(store)
         totals, answers, verifications, reproduced, gaps = _counts(store)
         backend = store.engine.dialect.name
+        reasons = store.vote_reason_counts()
     else:
+        reasons = {}
         observations, answers, verifications, reproduced, gaps = {}, {}, {}, {}, []
-        totals = dict.fromkeys(("verifications", "fix_runs", "answers", "votes", "coverage_gaps"), 0)
+        totals = dict.fromkeys(("verifications", "fix_runs", "answers", "votes", "coverage_gaps",
+                                "downvote_reasons"), 0)
         backend = None
     entries, known = [], set()
     for entry in sorted(kb.entries.values(), key=lambda e: e.id):
@@ -102,7 +108,8 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
         workarounds.sort(key=lambda i: (-(i["fix_rate"] if i["fix_rate"] is not None else -1), i["id"]))
         entries.append({"id": entry.id, "title": entry.title.get_text("en"), "answers": answers.get(entry.id, 0),
                         "verifications": verifications.get(entry.id, 0), "reproduced": reproduced.get(entry.id, 0),
-                        "workarounds": workarounds, "dead_ends": dead_ends})
+                        "workarounds": workarounds, "dead_ends": dead_ends,
+                        "downvote_reasons": reasons.get(entry.id, {})})
     own = lambda e: sum(i["runs"] + i["up"] + i["down"] for i in e["workarounds"] + e["dead_ends"])  # noqa: E731
     entries.sort(key=lambda e: (-own(e), -e["verifications"], -e["answers"], e["id"]))
     unknown = [{"entry_id": entry_id, "item_id": item_id, "runs": obs.runs, "fixed": obs.fixed,
@@ -118,7 +125,7 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
 # --- as text -----------------------------------------------------------------------------------
 
 def _has_evidence(entry: dict) -> bool:
-    return bool(entry["answers"] or entry["verifications"]
+    return bool(entry["answers"] or entry["verifications"] or entry.get("downvote_reasons")
                 or any(i["runs"] or i["up"] or i["down"] for i in entry["workarounds"] + entry["dead_ends"]))
 
 
@@ -145,6 +152,10 @@ def _askers_text(item: dict) -> str:
     return text
 
 
+REASON_WORDS = {"wrong_error": "a different error", "fix_failed": "the fix did not work", "unclear": "unclear",
+                "other": "something else"}
+
+
 def format_stats(doc: dict) -> str:
     s = doc["store"]
     out = []
@@ -153,7 +164,7 @@ def format_stats(doc: dict) -> str:
     else:
         out.append(f"Evidence store ({s['backend']}): {s['verifications']} verification(s) with {s['fix_runs']} "
                    f"fix run(s), {s['answers']} answer(s), {s['votes']} vote(s), "
-                   f"{s['coverage_gaps']} coverage gap(s).")
+                   f"{s['coverage_gaps']} coverage gap(s), {s.get('downvote_reasons', 0)} 👎 reason(s).")
     shown = [e for e in doc["entries"] if _has_evidence(e)]
     for entry in shown:
         out.append("")
@@ -169,6 +180,10 @@ def format_stats(doc: dict) -> str:
             out.append("  dead ends (share of verified runs that still failed):")
         for item in entry["dead_ends"]:
             out.append(_item_line(item))
+        if entry.get("downvote_reasons"):
+            out.append("  👎 reasons: " + ", ".join(f"{REASON_WORDS.get(r, r)} {n}"
+                                                   for r, n in sorted(entry["downvote_reasons"].items(),
+                                                                      key=lambda kv: (-kv[1], kv[0]))))
     rest = len(doc["entries"]) - len(shown)
     if rest:
         out.append("")

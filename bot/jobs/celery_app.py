@@ -15,10 +15,12 @@ from celery import Celery
 from bot.jobs.backend import PollingRedisBackend
 from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings
 from bot.jobs.tasks import register
+from bot.settings import get_settings
 
 
 def make_app(settings: JobSettings) -> Celery:
     settings.check()
+    timeout = get_settings().redis_timeout_seconds  # a Redis that accepts and never answers: an error
     app = Celery("troubleshoot", set_as_current=False)
     app.backend_cls = PollingRedisBackend  # result_backend below stays the URL it reads
     url = settings.redis_url
@@ -45,16 +47,18 @@ def make_app(settings: JobSettings) -> Celery:
         task_time_limit=settings.time_limit,
         broker_transport_options={
             "visibility_timeout": settings.visibility_timeout,
-            "socket_connect_timeout": 5,
+            "socket_connect_timeout": timeout,
+            "socket_timeout": timeout,
         },
-        result_backend_transport_options={"visibility_timeout": settings.visibility_timeout},
+        result_backend_transport_options={"visibility_timeout": settings.visibility_timeout,
+                                          "socket_connect_timeout": timeout, "socket_timeout": timeout},
         result_expires=settings.result_expires,
-        redis_socket_connect_timeout=5,
-        redis_socket_timeout=30,
+        redis_socket_connect_timeout=timeout,
+        redis_socket_timeout=timeout,
         # Submitting while Redis is down fails within seconds instead of hanging.
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5,
                                    "interval_max": 1.0},
-        broker_connection_timeout=5,
+        broker_connection_timeout=timeout,
         broker_connection_retry_on_startup=True,
         # A running job keeps going when the broker connection drops; its result is
         # stored once Redis is back.

@@ -21,14 +21,25 @@ from kombu.exceptions import KombuError
 
 from bot.jobs.base import BrokerUnavailable, JobFailed, JobTimeout, Progress
 from bot.jobs.reports import over_time_report, worker_lost_report
-from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings, redact_url
+from bot.jobs.settings import TASK_NAME, JobSettings, env_queue, redact_url
 from bot.jobs.state import JobState, client_for
 from bot.jobs.verification import check_snippet
+from bot.verify.matrix import combine
 
 POLL_SECONDS = 0.1
 OUTAGE_GRACE_SECONDS = 5.0  # how long the broker may be unreachable while we wait
 HEARTBEAT_MISSING_SECONDS = 2.0  # a running job without a heartbeat for this long is lost
 BROKER_ERRORS = (KombuError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+
+
+class NoEnvironment(JobFailed):
+    """A torch release that no online worker holds."""
+
+    def __init__(self, missing: list[str], available: list[str]):
+        self.missing, self.available = missing, available
+        super().__init__(f"no online worker holds torch {', '.join(missing)}; the workers hold: "
+                         f"{', '.join(available) or 'no torch environments'} (`troubleshoot envs add VERSION` on a "
+                         f"worker, then restart it)")
 
 
 def _reason(exc: BaseException) -> str:
@@ -169,14 +180,18 @@ class CeleryExecutor:
             "fix verification is unavailable until it is back (answers still work)")
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               lang: str = "en") -> CeleryJob:
+               lang: str = "en", torch: str | None = None) -> CeleryJob:
+        """`torch`: run on that torch environment: the job goes to its queue, which only
+        workers holding it listen on (see `environments`)."""
         check_snippet(code)
         if fixed_code is not None:
             check_snippet(fixed_code, "fixed version")
         job_id = uuid.uuid4().hex
         try:
-            self.app.send_task(TASK_NAME, args=[code], kwargs={"fixed_code": fixed_code, "lang": lang}, task_id=job_id,
-                               queue=QUEUE)
+            kwargs = {"fixed_code": fixed_code, "lang": lang}
+            if torch:
+                kwargs["torch"] = torch
+            self.app.send_task(TASK_NAME, args=[code], kwargs=kwargs, task_id=job_id, queue=env_queue(torch))
         except BROKER_ERRORS as exc:
             raise self._unavailable(exc) from exc
         job = CeleryJob(self, job_id, progress or (lambda *a: None))
@@ -187,6 +202,35 @@ class CeleryExecutor:
                timeout: float | None = None, lang: str = "en") -> dict:
         job = self.submit(code, progress, fixed_code=fixed_code, lang=lang)
         return job.result(self.settings.wait_seconds if timeout is None else timeout)
+
+    def environments(self) -> dict[str, list[str]]:
+        """torch release -> the online workers that hold an environment of it."""
+        out: dict[str, list[str]] = {}
+        for worker in self.workers():
+            for env in worker.get("environments") or []:
+                version = env.get("version") if isinstance(env, dict) else None
+                if version:
+                    out.setdefault(str(version), []).append(str(worker.get("name")))
+        return out
+
+    def verify_matrix(self, code: str, versions: list[str], progress: Progress | None = None, *,
+                      fixed_code: str | None = None, timeout: float | None = None, lang: str = "en") -> dict:
+        """The snippet on each torch release, each job on a worker holding that release
+        (all submitted at once, so different workers run them side by side); a release no
+        online worker holds is refused first, naming those that are held."""
+
+        held = self.environments()
+        missing = [v for v in versions if v not in held]
+        if missing:
+            raise NoEnvironment(missing, sorted(held))
+        progress = progress or (lambda *a: None)
+        jobs = []
+        for version in versions:
+            def step(stage: str, done: int, total: int, _v=version) -> None:
+                progress(f"torch {_v}: {stage}", done, total)
+            jobs.append(self.submit(code, step, fixed_code=fixed_code, lang=lang, torch=version))
+        wait = self.settings.wait_seconds if timeout is None else timeout
+        return combine([job.result(wait) for job in jobs])
 
     def workers(self) -> list[dict]:
         """The workers that announced themselves in the last half minute."""

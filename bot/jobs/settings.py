@@ -29,6 +29,12 @@ DEFAULT_HEARTBEAT_SECONDS = 15.0
 DEFAULT_QUEUE_WAIT_SECONDS = 900.0
 QUEUE = "gpu"
 TASK_NAME = "troubleshoot.verify"
+def env_queue(version: str | None) -> str:
+    """The queue of jobs for one torch environment ("gpu.torch-2.9.1"); only workers
+    that hold that environment listen on it. No version: the default queue."""
+    return f"{QUEUE}.torch-{version}" if version else QUEUE
+
+
 MAX_STARTS = 2  # a job whose worker dies is started at most twice (one retry), then "worker lost"
 
 

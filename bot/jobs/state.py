@@ -19,13 +19,18 @@ import time
 
 import redis
 
+from bot.settings import get_settings
+
 PREFIX = "troubleshoot"
 
 
 def client_for(url: str) -> redis.Redis:
     if url.startswith("redis+socket://"):
         url = "unix://" + url[len("redis+socket://"):]
-    return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10, health_check_interval=30)
+
+    timeout = get_settings().redis_timeout_seconds
+    return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout,
+                                health_check_interval=30)
 
 
 def job_key(job_id: str, what: str) -> str:

@@ -24,9 +24,10 @@ from billiard.exceptions import WorkerLostError
 from celery import signals, states
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
 
+from bot.envs import EnvError, EnvStore
 from bot.jobs.gpus import gpu_for_slot
 from bot.jobs.reports import over_time_report
-from bot.jobs.settings import MAX_STARTS, QUEUE, TASK_NAME, JobSettings
+from bot.jobs.settings import MAX_STARTS, TASK_NAME, JobSettings, env_queue
 from bot.jobs.state import JobState, Repeater, client_for
 from bot.jobs.verification import worker_info
 from bot.text.lang import LANGUAGES
@@ -40,11 +41,13 @@ class WorkerConfig:
 
     gpus: list[str] = []
     slot_gpu: str | None = None  # this pool process's GPU
+    envs_dir: str | None = None  # where its torch environments are (None: the setting)
     active = False
 
 
-def configure_worker(gpus: list[str]) -> None:
+def configure_worker(gpus: list[str], envs_dir: str | None = None) -> None:
     WorkerConfig.gpus = list(gpus)
+    WorkerConfig.envs_dir = envs_dir
     WorkerConfig.active = True
 
 
@@ -74,7 +77,8 @@ def job_state(settings: JobSettings) -> JobState:
         return state
 
 
-def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang: str = "en") -> dict:
+def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang: str = "en",
+            torch: str | None = None) -> dict:
     job_id = task.request.id
     store = job_state(settings)
     meta = task.backend.get_task_meta(job_id, cache=False)
@@ -90,6 +94,12 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
 
     gpu = WorkerConfig.slot_gpu
     info = worker_info(gpu, name=task.request.hostname, executor="celery", attempt=starts)
+    environment = None
+    if torch:
+        try:  # routed here because this worker advertised it; it may have been removed since
+            environment = EnvStore(WorkerConfig.envs_dir).require(torch)
+        except EnvError as exc:
+            raise RuntimeError(f"worker {task.request.hostname}: {exc}") from None
     lock = threading.Lock()
 
     def progress(stage: str, done: int, total: int, *, event: bool = True) -> None:
@@ -105,10 +115,10 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=settings.job_seconds, info=info,
-                                      lang=lang if lang in LANGUAGES else "en")
+                                      lang=lang if lang in LANGUAGES else "en", environment=environment)
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
-    report["job"] = {"id": job_id, "executor": "celery", "queue": QUEUE, "attempt": starts}
+    report["job"] = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}
     return report
 
 
@@ -117,8 +127,8 @@ def register(app, settings: JobSettings) -> None:
               retry_on_worker_lost=True, max_retries=MAX_STARTS - 1, default_retry_delay=0,
               soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit,
               resultrepr_maxsize=300)  # the log line of a finished job: not the whole report
-    def verify(self, code: str, fixed_code: str | None = None, lang: str = "en") -> dict:
-        return run_job(self, settings, code, fixed_code, lang)
+    def verify(self, code: str, fixed_code: str | None = None, lang: str = "en", torch: str | None = None) -> dict:
+        return run_job(self, settings, code, fixed_code, lang, torch)
 
     verify.job_settings = settings
 

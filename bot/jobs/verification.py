@@ -9,8 +9,12 @@ import socket
 from typing import Any
 
 from bot.jobs.gpus import NO_GPU_NOTE
+from bot.settings import get_settings
 
-MAX_SNIPPET_BYTES = 256 * 1024
+
+
+def max_snippet_bytes() -> int:
+    return get_settings().max_snippet_bytes
 
 
 def check_snippet(code: object, what: str = "snippet") -> str:
@@ -20,9 +24,10 @@ def check_snippet(code: object, what: str = "snippet") -> str:
     if not code.strip():
         raise ValueError(f"the {what} is empty")
     size = len(code.encode("utf-8", "surrogatepass"))
-    if size > MAX_SNIPPET_BYTES:
+    limit = max_snippet_bytes()
+    if size > limit:
         raise ValueError(f"the {what} is {size // 1024} KiB; a repro snippet may be at most "
-                         f"{MAX_SNIPPET_BYTES // 1024} KiB")
+                         f"{limit // 1024} KiB (TROUBLESHOOT_MAX_SNIPPET_BYTES={limit})")
     return code
 
 

@@ -19,10 +19,11 @@ import yaml
 
 from bot.kb import model as m
 from bot.kb.loader import Problem, load_article_file, parse_front_matter
-from bot.text.lang import dominant_language
+from bot.settings import get_settings
+from bot.text.lang import dominant_language, unserved_language
 from bot.text.normalize import normalise_message
 
-MAX_BYTES = 2_000_000
+MAX_BYTES = 2_000_000  # the default of TROUBLESHOOT_MAX_ARTICLE_BYTES
 ALLOWED_SUFFIXES = {".txt", ".md", ".markdown", ".log", ""}
 
 
@@ -80,19 +81,35 @@ def _slug(name: str, digest: str) -> str:
     return slug or f"article-{digest[:12]}"
 
 
-def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run: bool = False) -> AddResult:
+def _max_bytes() -> int:
+    return get_settings().max_article_bytes
+
+
+def _read_limited(path: Path, limit: int) -> bytes:
+    """At most limit + 1 bytes: /dev/zero or a huge file is refused without reading it."""
+    with open(path, "rb") as handle:
+        return handle.read(limit + 1)
+
+
+def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run: bool = False,
+             raw: bytes | None = None) -> AddResult:
+    """Store one article. `raw`: its bytes when the caller read them (stdin), `path`
+    then only names it."""
     path = Path(path)
     result = AddResult(source=path, stored_as=None)
-    if path.suffix.lower() not in ALLOWED_SUFFIXES:
+    if raw is None and path.suffix.lower() not in ALLOWED_SUFFIXES:
         result.status, result.reason = "rejected", f"unsupported file type {path.suffix!r} (use .txt or .md)"
         return result
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        result.status, result.reason = "rejected", f"cannot read: {exc.strerror}"
-        return result
-    if len(raw) > MAX_BYTES:
-        result.status, result.reason = "rejected", f"file is {len(raw)} bytes, the limit is {MAX_BYTES}"
+    limit = _max_bytes()
+    if raw is None:
+        try:
+            raw = _read_limited(path, limit)
+        except OSError as exc:
+            result.status, result.reason = "rejected", f"cannot read: {exc.strerror}"
+            return result
+    if len(raw) > limit:
+        result.status, result.reason = "rejected", (f"larger than the limit of {limit} bytes "
+                                                    f"(TROUBLESHOOT_MAX_ARTICLE_BYTES)")
         return result
     if b"\x00" in raw:
         result.status, result.reason = "rejected", "binary file (contains NUL bytes)"
@@ -100,7 +117,7 @@ def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        result.status, result.reason = "rejected", f"not UTF-8 text (byte {exc.start})"
+        result.status, result.reason = "rejected", f"not UTF-8 text (byte {exc.start}); save it as UTF-8"
         return result
     text = text.replace("\r\n", "\n")
     if not text.strip():
@@ -132,6 +149,12 @@ def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run
         result.evidence = {e: "given in front matter" for e in tmp_article.entries}
         content = text
     else:
+        other = unserved_language(body)
+        if other is not None:
+            result.status, result.reason = "rejected", (
+                f"written in {other}; the knowledge base serves English, Korean and Chinese (translate it, or "
+                f"add front matter with `language:` if it is one of those)")
+            return result
         result.language = dominant_language(body)
         result.entries, result.evidence = find_entries(body, kb)
         result.title = _title_of(body, path.stem, kb.entries.get(result.entries[0]) if result.entries else None)

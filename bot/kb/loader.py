@@ -25,6 +25,9 @@ from bot.text.normalize import normalise_message
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+# What a draft entry says until it is complete (bot/kb/draft.py writes the skeleton).
+DRAFT_NOTE = ("a draft made from a coverage gap by `troubleshoot kb draft`: it does not load until it is complete. "
+              "Fill in every field reported below, then delete the `draft:` block")
 PATCH_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -343,7 +346,13 @@ def load_entry_file(path: Path, problems: list[Problem], patch_names: set[str] |
     before = len(problems)
     v = _Validator(path, located, problems, patch_names)
     _check_cjk_spaces(path, text, problems)
-    data = v.obj(located.data, (), ENTRY_FIELDS, "entry")
+    fields = located.data
+    if isinstance(fields, dict) and "draft" in fields:
+        # A skeleton from `troubleshoot kb draft` (bot/kb/draft.py): never loads; every
+        # empty field is reported below with what to write.
+        v.problem(("draft",), DRAFT_NOTE, "titles, prose and the fixes in en, ko and zh; see knowledge/README.md")
+        fields = {k: val for k, val in fields.items() if k != "draft"}
+    data = v.obj(fields, (), ENTRY_FIELDS, "entry")
     if data is None or len(problems) > before:
         return None
     entry = m.Entry(path=path, field_lines=located.lines, **data)

@@ -37,10 +37,13 @@ class Cleaned:
 
 # --- Slack --------------------------------------------------------------------
 
-_SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>\n]*)?>")
-_SLACK_CHANNEL = re.compile(r"<#C[A-Z0-9]+(?:\|([^>\n]*))?>")
-_SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone|subteam\^[A-Z0-9]+|date\^[^>\n]*)(?:\|([^>\n]*))?>")
-_SLACK_LINK = re.compile(r"<((?:https?|mailto|ftp|file|slack):[^|>\s]*)(?:\|([^>\n]*))?>")
+# Every variable part stops at the next "<" (Slack sends a literal "<" as "&lt;", so a
+# token never holds one): a scan that finds no closing ">" ends where the next token may
+# begin, so a line of ten thousand unclosed "<@U1|" costs linear time, not quadratic.
+_SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>\n]*)?>")
+_SLACK_CHANNEL = re.compile(r"<#C[A-Z0-9]+(?:\|([^<>\n]*))?>")
+_SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone|subteam\^[A-Z0-9]+|date\^[^<>\n|]*)(?:\|([^<>\n]*))?>")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto|ftp|file|slack):[^|<>\s]*)(?:\|([^<>\n]*))?>")
 
 # Only the entities Slack and HTML exporters produce; `html.unescape` would also turn
 # `&not` inside code such as `a&notation` into `¬ation`.
@@ -93,24 +96,34 @@ def _unfence(text: str, code_blocks: list[str]) -> str:
 _RULE_LINE = re.compile(r"^\s*[-=─━_]{10,}\s*$")
 _JUPYTER_ARROW = re.compile(r"^(\s*)-{2,}>\s*(\d+)\s?(.*)$")
 _JUPYTER_CONTEXT = re.compile(r"^\s{2,}(\d+)\s(.*)$")
-_MD_LINK = re.compile(r"\[([^\]\n]{1,500})\]\((?:https?://|file:|/)[^)\s]{0,2000}\)")
+_MD_LINK = re.compile(r"\[([^\[\]\n]{1,500})\]\((?:https?://|file:|/)[^)\s]{0,2000}\)")
 _JUPYTER_HEADER = re.compile(r"^(\S+)\s{3,}(Traceback \(most recent call last\))\s*$")
 
 _BOX_CHARS = "│┃║╭╮╰╯┌┐└┘├┤┬┴┼─━═╴╶╷╵"
-_BOX_BORDER = re.compile(r"^\s*[╭╰┌└┏┗╔╚][─━═\s]*(.*?)[─━═\s]*[╮╯┐┘┓┛╗╝]\s*$")
-_BOX_SIDES = re.compile(r"^\s*[│┃║](.*?)[│┃║]?\s*$")
-_RICH_GUTTER = re.compile(r"^\s*(?:❱|>)?\s*\d+\s*[│┃|]\s?(.*)$")
+_HAS_BOX = re.compile("[" + _BOX_CHARS + "]")
+_BORDER_OPEN = "╭╰┌└┏┗╔╚"
+_BORDER_CLOSE = "╮╯┐┘┓┛╗╝"
+_BORDER_FILL = "─━═ \t\f\v"
+_SIDES = "│┃║"
+# One optional marker and its blanks, then the line number: no two adjacent runs of
+# blanks, so a line of blanks costs linear time.
+_RICH_GUTTER = re.compile(r"^\s*(?:[❱>]\s*)?\d+\s*[│┃|]\s?(.*)$")
 
 
 def _unbox(line: str) -> str | None:
-    """Strip a rich box from one line; None drops the line (a pure border)."""
-    border = _BOX_BORDER.match(line)
-    if border:
-        title = border.group(1).strip()
+    """Strip a rich box from one line; None drops the line (a pure border).
+
+    String operations rather than regular expressions with lazy groups and trailing
+    blanks, which cost quadratic time on a long line of blanks."""
+    stripped = line.strip()
+    if len(stripped) >= 2 and stripped[0] in _BORDER_OPEN and stripped[-1] in _BORDER_CLOSE:
+        title = stripped[1:-1].strip(_BORDER_FILL).strip()
         return title if title else None
-    sides = _BOX_SIDES.match(line)
-    if sides:
-        line = sides.group(1).rstrip()
+    if stripped and stripped[0] in _SIDES:
+        inner = line.lstrip()[1:].rstrip()
+        if inner and inner[-1] in _SIDES:
+            inner = inner[:-1]
+        line = inner.rstrip()
         # The source lines inside a rich frame: "❱ 12 │     loss.backward()"
         gutter = _RICH_GUTTER.match(line)
         if gutter:
@@ -149,24 +162,61 @@ def _check_binary(text: str) -> None:
         raise InputError("the input looks binary (many control or undecodable characters); paste the error text instead")
 
 
-def decode_bytes(data: bytes) -> str:
-    """Text from raw bytes (stdin, an uploaded file); binary data is refused.
+# Legacy encodings our askers' machines write (Windows code pages of Western Europe,
+# Korea, mainland China, Taiwan and Japan, and Cyrillic), tried by the detector only
+# after UTF-8 failed.
+LEGACY_ENCODINGS = ("cp1252", "cp949", "gb18030", "big5", "cp932", "euc_jp", "cp1251")
 
-    UTF-8 (with or without a BOM) and BOM-marked UTF-16 (PowerShell pipes) are read;
-    other bytes are decoded leniently and refused if they look binary."""
+
+def decode_bytes_detected(data: bytes) -> tuple[str, str | None]:
+    """(text, the legacy encoding assumed or None for UTF-8/UTF-16) from raw bytes
+    (stdin, a file, an upload); binary data raises InputError.
+
+    UTF-8 (with or without a BOM) and BOM-marked UTF-16 (PowerShell pipes) are read as
+    they are; other bytes go to a charset detector (charset-normalizer) restricted to
+    LEGACY_ENCODINGS, so a cp1252, GBK, Big5, Shift-JIS or EUC-KR paste is read, and
+    only what no encoding explains is called binary."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            return data.decode("utf-16").lstrip("\ufeff")
+            return data.decode("utf-16").lstrip("\ufeff"), None
         except UnicodeDecodeError:
             pass
     if b"\x00" in data[:20_000]:
         raise InputError("the input looks binary (it contains NUL bytes); paste the error text instead")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
+        pass
+    legacy = _detect_legacy(data)
+    if legacy is not None:
+        text, encoding = legacy
+        try:
+            _check_binary(text)
+            return text, encoding
+        except InputError:
+            pass
+    text = data.decode("utf-8", errors="replace")
     _check_binary(text)
-    return text
+    return text, None
+
+
+def _detect_legacy(data: bytes) -> tuple[str, str] | None:
+    try:
+        import charset_normalizer
+    except ImportError:  # pragma: no cover - a dependency (pyproject.toml)
+        return None
+    best = charset_normalizer.from_bytes(data[:200_000], cp_isolation=list(LEGACY_ENCODINGS)).best()
+    if best is None:
+        return None
+    try:
+        return data.decode(best.encoding), best.encoding
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def decode_bytes(data: bytes) -> str:
+    """Text from raw bytes; see decode_bytes_detected."""
+    return decode_bytes_detected(data)[0]
 
 
 def clean(text: str) -> Cleaned:
@@ -192,7 +242,7 @@ def clean(text: str) -> Cleaned:
     lines = []
     for line in text.split("\n"):
         line = line.expandtabs(4)
-        if any(ch in line for ch in _BOX_CHARS):
+        if _HAS_BOX.search(line):
             line = _unbox(line)
             if line is None:
                 continue

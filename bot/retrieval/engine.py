@@ -12,6 +12,7 @@ at most every few seconds.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,9 +22,10 @@ from bot import settings
 from bot.embed import load_embedder
 from bot.kb import model as m
 from bot.kb.loader import cached_knowledge
+from bot.kb.loader import errors_only
 from bot.retrieval import fusion
 from bot.retrieval.chunks import Chunk
-from bot.retrieval.index import IndexProblem, SearchIndex, build_index, staleness
+from bot.retrieval.index import IndexDamaged, IndexProblem, SearchIndex, build_index, staleness
 from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
 from bot.retrieval.query import Query, understand
 
@@ -58,23 +60,27 @@ class SearchResult:
 
 
 class Engine:
-    def __init__(self, kb: m.KnowledgeBase, index: SearchIndex, embedder):
+    def __init__(self, kb: m.KnowledgeBase, index: SearchIndex, embedder, problems: list | None = None):
         self.kb = kb
+        # The knowledge loader's errors: each names a file and a field whose entry or
+        # article is left out of answers. Callers say them (ask: stderr; the bot: its log).
+        self.problems = list(problems or [])
         self.index = index
         self.embedder = embedder
         self.entry_ids = sorted(kb.entries)
         self.entries = [kb.entries[e] for e in self.entry_ids]
-        self.emap = ChunkEntryMap([c.entries for c in index.chunks], self.entry_ids)
+        self.emap = ChunkEntryMap([c.entries for c in index.chunks], self.entry_ids, [c.kind for c in index.chunks])
         self.checked_at = time.monotonic()
 
     @classmethod
     def load(cls, kb_root: Path | None = None, index_dir: Path | None = None, embedder=None) -> "Engine":
         if embedder is None:
             embedder = get_embedder()
-        kb, _problems = cached_knowledge(kb_root or settings.knowledge_dir())
+
+        kb, problems = cached_knowledge(kb_root or settings.knowledge_dir())
         index = SearchIndex.load(index_dir, embedder.name, embedder.dimension)
         embedder.encode(["warm up"])  # loads the model's weights now, not on the first question
-        return cls(kb, index, embedder)
+        return cls(kb, index, embedder, errors_only(problems))
 
     # --- search -------------------------------------------------------------
 
@@ -176,7 +182,16 @@ def get_engine(auto_build: bool = True, log=_say) -> Engine:
                 f"{report.reused_files} reused, {report.seconds:.1f} s")
             engine = None
         if engine is None:
-            engine = Engine.load(kb_root, index_dir, get_embedder(name))
+            try:
+                engine = Engine.load(kb_root, index_dir, get_embedder(name))
+            except IndexDamaged as exc:
+                # A damaged index file the size check missed: rebuilt once, then loaded.
+                if not auto_build:
+                    raise
+                log(f"{str(exc).split('; rebuild it')[0]}; rebuilding it")
+                build_index(kb_root, index_dir, get_embedder(name), progress=sys.stderr.isatty(), log=log,
+                            repair=True)
+                engine = Engine.load(kb_root, index_dir, get_embedder(name))
             _ENGINES[key] = engine
         engine.checked_at = now
         return engine

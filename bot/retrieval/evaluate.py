@@ -16,10 +16,11 @@ class EvalFileError(ValueError):
     pass
 
 
-def read_eval_file(path: Path) -> list[tuple[int, str, str]]:
-    """(line number, text, expected id) per line; blank lines are skipped."""
+def read_eval_file(path: Path, raw: bytes | None = None) -> list[tuple[int, str, str]]:
+    """(line number, text, expected id) per line; blank lines are skipped. `raw`: the
+    file's bytes when the caller read them already (bounded, or from stdin)."""
     try:
-        raw = Path(path).read_bytes()
+        raw = Path(path).read_bytes() if raw is None else raw
     except OSError as exc:
         raise EvalFileError(f"cannot read {path}: {exc.strerror}") from None
     try:

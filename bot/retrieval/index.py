@@ -52,6 +52,25 @@ class EmbedderMismatch(IndexProblem):
     pass
 
 
+class IndexDamaged(IndexProblem):
+    """An index file is missing, malformed or inconsistent: a rebuild repairs it."""
+
+
+def _chunk(data, number: int) -> Chunk:
+    if not isinstance(data, dict):
+        raise ValueError(f"{CHUNKS} line {number} is not a JSON object")
+    try:
+        chunk = Chunk.from_json(data)
+    except Exception as exc:  # noqa: BLE001
+        raise ValueError(f"{CHUNKS} line {number}: {type(exc).__name__}: {exc}") from None
+    for name in ("id", "file", "lang", "kind", "text", "ref", "search_text"):
+        if not isinstance(getattr(chunk, name), str):
+            raise ValueError(f"{CHUNKS} line {number}: \"{name}\" must be text")
+    if not isinstance(chunk.entries, list) or not all(isinstance(e, str) for e in chunk.entries):
+        raise ValueError(f"{CHUNKS} line {number}: \"entries\" must be a list of entry ids")
+    return chunk
+
+
 def approx_threshold() -> int:
     """Above this many chunks the dense index is approximate (HNSW) instead of flat."""
     return settings.get_settings().approx_threshold
@@ -91,15 +110,96 @@ def knowledge_files(root: Path) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def read_manifest(index_dir: Path) -> dict | None:
+def manifest_problem(data) -> str | None:
+    """What is wrong with a manifest's form (a field missing or of the wrong type), or None."""
+    if not isinstance(data, dict):
+        return f"{MANIFEST} is not a JSON object"
+    embedder = data.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("name"), str) \
+            or not isinstance(embedder.get("dimension"), int):
+        return f"{MANIFEST}: \"embedder\" must be {{\"name\": text, \"dimension\": number}}"
+    if not isinstance(data.get("chunks"), int) or isinstance(data.get("chunks"), bool) or data["chunks"] < 0:
+        return f"{MANIFEST}: \"chunks\" must be a count"
+    files = data.get("files")
+    if not isinstance(files, dict) or not all(
+            isinstance(k, str) and isinstance(v, dict) and isinstance(v.get("sha256"), str)
+            and isinstance(v.get("vectors", ""), str) for k, v in files.items()):
+        return f"{MANIFEST}: \"files\" must map each knowledge file to its sha256 and vectors"
+    artifacts = data.get("artifacts", {})
+    if not isinstance(artifacts, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("size"), int) and isinstance(v.get("sha256"), str)
+            for v in artifacts.values()):
+        return f"{MANIFEST}: \"artifacts\" must map each index file to its size and sha256"
+    if not isinstance(data.get("vector_index", "flat"), str):
+        return f"{MANIFEST}: \"vector_index\" must be text"
+    return None
+
+
+def read_manifest_checked(index_dir: Path) -> tuple[dict | None, str | None]:
+    """(the manifest, None), or (None, why it cannot be used): missing, unreadable, of
+    another format, or with fields of the wrong type."""
     path = Path(index_dir) / MANIFEST
     if not path.is_file():
-        return None
+        return None, f"no index in {index_dir}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+    except (OSError, ValueError) as exc:
+        return None, f"{MANIFEST} is damaged ({type(exc).__name__})"
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None, f"{MANIFEST} is of another format"
+    problem = manifest_problem(data)
+    if problem:
+        return None, f"{problem} (damaged)"
+    return data, None
+
+
+def read_manifest(index_dir: Path) -> dict | None:
+    return read_manifest_checked(index_dir)[0]
+
+
+def _artifact_paths(index_dir: Path) -> dict[str, Path]:
+    """The files a load reads, by their name relative to the index folder."""
+    paths = {CHUNKS: index_dir / CHUNKS, VECTORS: index_dir / VECTORS}
+    bm25_dir = index_dir / BM25_DIR
+    if bm25_dir.is_dir():
+        for path in sorted(bm25_dir.iterdir()):
+            if path.is_file():
+                paths[f"{BM25_DIR}/{path.name}"] = path
+    return paths
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def artifact_problem(index_dir: Path, manifest: dict, *, hashes: bool = False) -> str | None:
+    """Whether the index files are those the manifest recorded: present, of the same size
+    (cheap, checked every few seconds by a running bot) and, with `hashes`, the same
+    sha256 (`index build`). An index of an older build without records passes."""
+    recorded = manifest.get("artifacts") or {}
+    for name in (CHUNKS, VECTORS):
+        if not (index_dir / name).is_file():
+            return f"{name} is missing"
+    for name, info in recorded.items():
+        path = index_dir / name
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return f"{name} is missing"
+        if size != info["size"]:
+            return f"{name} is damaged ({size} bytes, the build wrote {info['size']})"
+        if hashes:
+            try:
+                digest = _file_sha256(path)
+            except OSError as exc:
+                return f"{name} cannot be read ({exc.strerror})"
+            if digest != info["sha256"]:
+                return f"{name} is damaged (its sha256 differs from the build's)"
+    return None
 
 
 def check_embedder(manifest: dict, name: str, dimension: int | None = None) -> None:
@@ -113,20 +213,23 @@ def check_embedder(manifest: dict, name: str, dimension: int | None = None) -> N
         )
 
 
-def staleness(kb_root: Path | None = None, index_dir: Path | None = None, embedder_name: str | None = None) -> str | None:
-    """Why the index must be (re)built, or None when it is fresh. Raises EmbedderMismatch."""
+def staleness(kb_root: Path | None = None, index_dir: Path | None = None, embedder_name: str | None = None,
+              *, hashes: bool = False) -> str | None:
+    """Why the index must be (re)built, or None when it is fresh: missing, damaged (a
+    malformed manifest, index files whose size, or with `hashes` whose sha256, differ
+    from the build's), or out of date. Raises EmbedderMismatch."""
     kb_root = Path(kb_root or settings.knowledge_dir())
     index_dir = Path(index_dir or settings.index_dir())
-    manifest = read_manifest(index_dir)
+    manifest, why = read_manifest_checked(index_dir)
     if manifest is None:
-        return f"no index in {index_dir}"
+        return why
     manifest["_dir"] = str(index_dir)
     check_embedder(manifest, embedder_name or settings.embedder_name())
     if manifest.get("chunker") != CHUNKER_VERSION:
         return "the chunker changed"
-    for name in (CHUNKS, VECTORS):
-        if not (index_dir / name).is_file():
-            return f"{name} is missing"
+    damage = artifact_problem(index_dir, manifest, hashes=hashes)
+    if damage:
+        return damage
     built = {rel: info.get("sha256") for rel, info in manifest.get("files", {}).items()}
     current = knowledge_files(kb_root)
     if built != current:
@@ -171,10 +274,19 @@ def make_vector_index(vectors: np.ndarray, kind: str = "auto"):
     return index, kind
 
 
+class IndexNotWritable(IndexProblem):
+    pass
+
+
 @contextlib.contextmanager
 def _build_lock(index_dir: Path):
-    index_dir.mkdir(parents=True, exist_ok=True)
-    with open(index_dir / ".lock", "w") as handle:
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(index_dir / ".lock", "w")
+    except OSError as exc:
+        raise IndexNotWritable(f"cannot write the index folder {index_dir} ({exc.strerror}); make it writable "
+                               f"or point TROUBLESHOOT_INDEX_DIR at a writable folder") from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -193,8 +305,12 @@ def _cache_name(rel: str) -> str:
 
 
 def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embedder=None, full: bool = False,
-                progress: bool = True, log=None) -> BuildReport:
-    """Build or refresh the index; only files whose chunks changed are re-embedded."""
+                progress: bool = True, log=None, repair: bool = False) -> BuildReport:
+    """Build or refresh the index; only files whose chunks changed are re-embedded.
+
+    What is there is verified first (the manifest's form, each index file's size and
+    sha256); a damaged index is rebuilt (`repair` forces that, for a load that failed),
+    still reusing the embeddings of unchanged files whose cache has the right shape."""
     import bm25s
     import faiss
     from tqdm import tqdm
@@ -206,14 +322,26 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
     if embedder is None:
         embedder = load_embedder()
 
+    def up_to_date() -> BuildReport | None:
+        if full or repair or staleness(kb_root, index_dir, embedder.name, hashes=True) is not None:
+            return None
+        manifest = read_manifest(index_dir) or {}
+        check_embedder({**manifest, "_dir": str(index_dir)}, embedder.name, embedder.dimension)
+        files = manifest.get("files", {})
+        return BuildReport(files=len(files), chunks=int(manifest.get("chunks", 0)), reused_files=len(files),
+                           index_type=manifest.get("vector_index", "flat"), up_to_date=True,
+                           seconds=time.perf_counter() - started)
+
+    fresh = up_to_date()  # read-only: an index folder that cannot be written still answers
+    if fresh is not None:
+        return fresh
     with _build_lock(index_dir):
-        if not full and staleness(kb_root, index_dir, embedder.name) is None:
-            manifest = read_manifest(index_dir) or {}
-            check_embedder({**manifest, "_dir": str(index_dir)}, embedder.name, embedder.dimension)
-            files = manifest.get("files", {})
-            return BuildReport(files=len(files), chunks=int(manifest.get("chunks", 0)), reused_files=len(files),
-                               index_type=manifest.get("vector_index", "flat"), up_to_date=True,
-                               seconds=time.perf_counter() - started)
+        fresh = up_to_date()  # another process may have built it while we waited for the lock
+        if fresh is not None:
+            return fresh
+        damage = staleness(kb_root, index_dir, embedder.name, hashes=True) if not full else None
+        if damage and ("damaged" in damage or "missing" in damage) or repair:
+            log(f"index: rebuilding in {index_dir} ({damage or 'it could not be loaded'})")
         kb, problems = cached_knowledge(kb_root)
         if not kb.entries:
             detail = f" ({problems[0]})" if problems else ""
@@ -287,6 +415,8 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
 
         lines = "".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n" for c in all_chunks)
         _atomic_write(index_dir / CHUNKS, lines.encode("utf-8"))
+        artifacts = {name: {"size": path.stat().st_size, "sha256": _file_sha256(path)}
+                     for name, path in _artifact_paths(index_dir).items()}
 
         report.seconds = time.perf_counter() - started
         manifest = {
@@ -296,6 +426,7 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
             "vector_index": kind,
             "chunks": len(all_chunks),
             "files": files_meta,
+            "artifacts": artifacts,
             "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "build_seconds": round(report.seconds, 3),
         }
@@ -360,21 +491,30 @@ class SearchIndex:
         import faiss
 
         index_dir = Path(index_dir or settings.index_dir())
-        manifest = read_manifest(index_dir)
+        manifest, why = read_manifest_checked(index_dir)
         if manifest is None:
-            raise IndexProblem(f"no index in {index_dir}; build it with `troubleshoot index build`")
+            raise IndexDamaged(f"{why}; build it with `troubleshoot index build`")
         manifest["_dir"] = str(index_dir)
         check_embedder(manifest, embedder_name or settings.embedder_name(), dimension)
         try:
             with open(index_dir / CHUNKS, encoding="utf-8") as handle:
-                chunks = [Chunk.from_json(json.loads(line)) for line in handle if line.strip()]
-            vectors = faiss.read_index(str(index_dir / VECTORS))
-            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR))
-        except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
-            raise IndexProblem(f"the index in {index_dir} is damaged ({exc}); rebuild it with "
-                               f"`troubleshoot index build --full`") from exc
+                chunks = []
+                for number, line in enumerate(handle, 1):
+                    if line.strip():
+                        chunks.append(_chunk(json.loads(line), number))
+            # Memory-mapped: the pages of the vectors and the BM25 matrix are read as searches
+            # touch them and shared between processes that load the same index.
+            vectors = faiss.read_index(str(index_dir / VECTORS), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
+            bm25 = bm25s.BM25.load(str(index_dir / BM25_DIR), mmap=True)
+        except Exception as exc:  # noqa: BLE001 - whatever a damaged file raises, it is one message
+            detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise IndexDamaged(f"the index in {index_dir} is damaged ({detail}); rebuild it with "
+                               f"`troubleshoot index build`") from exc
+        if len(chunks) != manifest["chunks"]:
+            raise IndexDamaged(f"the index in {index_dir} is damaged ({len(chunks)} chunks in {CHUNKS}, the "
+                               f"manifest says {manifest['chunks']}); rebuild it with `troubleshoot index build`")
         if vectors.ntotal != len(chunks) or vectors.d != manifest["embedder"]["dimension"]:
-            raise IndexProblem(f"the index in {index_dir} is inconsistent ({vectors.ntotal} vectors of "
+            raise IndexDamaged(f"the index in {index_dir} is inconsistent ({vectors.ntotal} vectors of "
                                f"{vectors.d} dimensions for {len(chunks)} chunks); rebuild it with "
                                f"`troubleshoot index build --full`")
         if hasattr(vectors, "hnsw"):

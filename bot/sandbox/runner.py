@@ -8,6 +8,7 @@ Never runs anything unsandboxed: where bubblewrap cannot work, SandboxUnavailabl
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -263,11 +264,15 @@ class Sandbox:
         return self._backend
 
     def run(self, code: str, *, limits: Limits | None = None, gpu: str | None = None,
-            files: dict[str, bytes] | None = None) -> RunResult:
+            files: dict[str, bytes] | None = None, site_packages: str | None = None) -> RunResult:
+        """`site_packages`: a torch environment's package folder (bot/envs), mounted
+        read-only as the sandbox's site-packages instead of the worker's own."""
         limits = limits or Limits()
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         files = _check_inputs(code, files, limits)
+        layout = self._layout_for(site_packages)
+        to_stage = self._stage_list(layout)
         gpu_plan = gpu_mod.plan(gpu, dev_dir=self.dev_dir, driver_dir=self.gpu_driver_dir) if gpu is not None else None
 
         if not self._backend.version and not self.allow_rlimit_fallback:
@@ -283,10 +288,12 @@ class Sandbox:
         cg: cgroups.CgroupRun | None = None
         proc: subprocess.Popen | None = None
         report_fd: int | None = None
+        if _cancelled.is_set():
+            raise RunCancelled("not run: the verification was cancelled")
         # A per-run folder only for staging mount points (a root worker whose Python is
         # out of the sandbox user's reach): nothing of the run is written there.
         run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
-            if self._to_stage else None
+            if to_stage else None
         try:
             if self._backend.version:
                 try:
@@ -298,7 +305,7 @@ class Sandbox:
             rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
                                         pids_by_cgroup=cg is not None,
                                         host_root=self._drop is None and os.geteuid() == 0)
-            drop, staged = self._prepare_run_dir(run_dir, gpu_plan)
+            drop, staged = self._prepare_run_dir(run_dir, gpu_plan, to_stage)
             if drop is not None and cg is None:
                 run_uid = self._take_uid()
                 drop = privileges.Drop(run_uid, drop.gid, drop.groups, drop.stage)
@@ -318,13 +325,13 @@ class Sandbox:
             for name, data in files.items():
                 file_fds[f"{environment.HOME}/{name}"] = memfd("file", bytes(data))
             spec = bwrap.Spec(
-                layout=self.layout, tmp_bytes=limits.tmp_bytes,
-                harness_config=json.dumps(bwrap.harness_config(self.layout, gpu_plan.index if gpu_plan else None,
+                layout=layout, tmp_bytes=limits.tmp_bytes,
+                harness_config=json.dumps(bwrap.harness_config(layout, gpu_plan.index if gpu_plan else None,
                                                                ready_w, report_fd)),
                 seccomp_fd=memfd("seccomp", self._seccomp),
                 harness_fd=memfd("harness", self._harness),
                 data_fds={path: memfd("data", data)
-                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(self.layout)}.items()},
+                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(layout)}.items()},
                 file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
             )
             args = bwrap.build_args(spec)
@@ -344,6 +351,7 @@ class Sandbox:
                 )
             except (OSError, subprocess.SubprocessError) as e:
                 raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
+            _register(proc, cg)
             for fd in [f for f in fds if f != ready_r]:
                 os.close(fd)
             fds = [ready_r]
@@ -365,7 +373,7 @@ class Sandbox:
             report = parse_supervisor(read_memfd(report_fd))
             oom = cg.oom_killed() if cg is not None else False
             enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan, cpu_how)
-            host_env = facts.environment(self.layout.site_packages or [self.layout.python_prefix],
+            host_env = facts.environment(layout.site_packages or [layout.python_prefix],
                                          gpu_index=gpu_plan.index if gpu_plan else None,
                                          cuda_visible=env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
                                          driver_dir=self.gpu_driver_dir)
@@ -373,6 +381,8 @@ class Sandbox:
                            {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
                             "cgroups": self._backend.version or "none"})
         finally:
+            if proc is not None:
+                _unregister(proc)
             if proc is not None and proc.poll() is None:
                 self._kill(proc, cg)
                 proc.wait()
@@ -395,7 +405,26 @@ class Sandbox:
                 with self._uid_lock:
                     self._uids_in_use.discard(run_uid)
 
-    def _prepare_run_dir(self, run_dir: str | None, gpu_plan: gpu_mod.GpuPlan | None
+    def _layout_for(self, site_packages: str | None) -> bwrap.HostLayout:
+        """The host layout of one run: the worker's own, or with a torch environment's
+        packages as the only site-packages (and no editable installs to hide)."""
+        if site_packages is None:
+            return self.layout
+        real = os.path.realpath(site_packages)
+        if not os.path.isdir(os.path.join(real, "torch")):
+            raise SandboxUnavailable(f"{site_packages} holds no torch: not a torch environment's site-packages")
+        return dataclasses.replace(self.layout, site_packages=[real], editable_pth=[])
+
+    def _stage_list(self, layout: bwrap.HostLayout) -> list[str]:
+        """The bound folders the sandbox's host user cannot reach (root worker only)."""
+        if self._drop is None:
+            return []
+        if layout is self.layout:
+            return self._to_stage
+        return [p for p in bwrap.bind_sources(layout)
+                if not privileges.reachable_by(p, self.host_uid, self.host_gid)]
+
+    def _prepare_run_dir(self, run_dir: str | None, gpu_plan: gpu_mod.GpuPlan | None, to_stage: list[str]
                          ) -> tuple[privileges.Drop | None, dict[str, str]]:
         """Who bwrap runs as, and the staging mount points for folders that user cannot
         reach (see privileges.py)."""
@@ -406,7 +435,7 @@ class Sandbox:
             return privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups)), {}
         os.chmod(run_dir, 0o711)  # bwrap, as the sandbox's host user, must reach the staging points
         staged: dict[str, str] = {}
-        for i, source in enumerate(self._to_stage):
+        for i, source in enumerate(to_stage):
             target = os.path.join(run_dir, f"stage{i}")
             if os.path.isdir(source):
                 os.mkdir(target, 0o755)
@@ -558,6 +587,49 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
+# --- cancelling every run at once (Ctrl-C) ------------------------------------------------
+
+_live_lock = threading.Lock()
+_live: dict[int, tuple[subprocess.Popen, "cgroups.CgroupRun | None"]] = {}
+_cancelled = threading.Event()
+
+
+class RunCancelled(RuntimeError):
+    """The process is stopping (cancel_all): no new run starts."""
+
+
+def _register(proc: subprocess.Popen, cg) -> None:
+    with _live_lock:
+        _live[proc.pid] = (proc, cg)
+    if _cancelled.is_set():  # cancelled while it was starting
+        Sandbox._kill(proc, cg)
+
+
+def _unregister(proc: subprocess.Popen) -> None:
+    with _live_lock:
+        _live.pop(proc.pid, None)
+
+
+def cancel_all() -> int:
+    """Kill every run of this process now (Ctrl-C) and refuse new ones; the number of
+    runs killed. Each run's own thread then cleans up its cgroup and folders as usual.
+    Safe to call from a signal handler: it takes no lock another thread may hold long."""
+    _cancelled.set()
+    with _live_lock:
+        live = list(_live.values())
+    for proc, _cg in live:
+        try:  # bwrap's process group: the sandbox's pid 1 and, with it, its pid namespace
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(live)
+
+
+def running() -> int:
+    with _live_lock:
+        return len(_live)
+
+
 def default_sandbox() -> Sandbox:
     global _default
     with _default_lock:
@@ -567,7 +639,7 @@ def default_sandbox() -> Sandbox:
 
 
 def run_snippet(code: str, *, limits: Limits | None = None, gpu: str | None = None,
-                files: dict[str, bytes] | None = None) -> RunResult:
+                files: dict[str, bytes] | None = None, site_packages: str | None = None) -> RunResult:
     """Run `code` as `__main__` (saved as snippet.py in the sandbox's home folder, the
     working directory, beside `files`) and report how it ended."""
-    return default_sandbox().run(code, limits=limits, gpu=gpu, files=files)
+    return default_sandbox().run(code, limits=limits, gpu=gpu, files=files, site_packages=site_packages)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import urllib.parse
 import socketserver
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +16,7 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot.pages.site import KnowledgePages, handles as is_page
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
 from bot.slack.services.errors import log_failure
@@ -45,7 +48,16 @@ def build_context(settings: SlackSettings, *, store: Store | None = None,
     return ctx
 
 
+# Under a burst, the acks (tiny) share the GIL with answers being built (CPU-bound); with
+# the default 5 ms switch interval an ack waits through many such slices. 1 ms lets the
+# request threads in sooner, at a small cost in throughput.
+SWITCH_INTERVAL_S = 0.001
+
+
 def build_app(ctx: BotContext) -> App:
+    import sys
+
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
     ctx.work_pool = WorkPool(WORKER_THREADS)
     ctx.verify_pool = WorkPool(max(1, ctx.settings.verify_threads))
     app = App(
@@ -122,10 +134,79 @@ class _QuietHandler(WSGIRequestHandler):
         log.debug("http %s", format % args)
 
 
+def parse_body(body: bytes, content_type: str) -> tuple[dict | None, str | None]:
+    """(the JSON document of an event body, or None for forms) and why Slack's parser would
+    choke on the body (None when it would not): a JSON body that is not a JSON object, or
+    an interactivity `payload=` that is not JSON."""
+    try:
+        text = body.decode("utf-8")
+        if "json" in content_type:
+            doc = json.loads(text)
+            return (doc, None) if isinstance(doc, dict) else (None, "the JSON body is not an object")
+        if "payload=" in text or text.startswith("payload"):
+            form = urllib.parse.parse_qs(text, keep_blank_values=True)
+            payload = (form.get("payload") or [""])[0]
+            if not isinstance(json.loads(payload), dict):
+                return None, "payload is not a JSON object"
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"{type(exc).__name__}"
+    return None, None
+
+
+def _discard_response(status, headers, exc_info=None):
+    if not str(status).startswith("200"):
+        log.warning("an acknowledged event was refused by bolt afterwards: %s", status)
+    return lambda data: None
+
+
 def wsgi_app(app: App, ctx: BotContext):
     slack = SlackRequestHandler(app, path=EVENTS_PATH)
+    pages = KnowledgePages(store=ctx.store)  # the knowledge pages at /kb (bot/pages/site.py)
+    from slack_sdk.signature import SignatureVerifier
+
+    verifier = SignatureVerifier(ctx.settings.signing_secret or "socket-mode-needs-no-signing-secret")
+
+    def checked(environ, start_response):
+        """Signed events are acknowledged at once (bolt runs them on the work pool); signed
+        requests whose body Slack's parser would choke on get a 400 (no traceback in the
+        log, nothing for Slack to retry); everything else goes to bolt as it came."""
+        if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != EVENTS_PATH:
+            return slack(environ, start_response)
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        body = environ["wsgi.input"].read(length) if length > 0 else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        headers = {"x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE", ""),
+                   "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP", "")}
+
+        def is_signed() -> bool:
+            try:
+                return verifier.is_valid_request(body, headers)
+            except (TypeError, ValueError):  # a missing or non-numeric timestamp
+                return False
+
+        doc, problem = parse_body(body, environ.get("CONTENT_TYPE") or "")
+        if doc is not None and doc.get("type") == "event_callback" and ctx.work_pool is not None and is_signed():
+            # A signed event: Slack wants only a 200. Answer it now and let bolt (which
+            # checks the signature again) run the listeners on the work pool, so a burst of
+            # events is acknowledged at the speed of a signature check.
+            ctx.work_pool.submit(slack, dict(environ, **{"wsgi.input": io.BytesIO(body)}), _discard_response)
+            start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "0")])
+            return [b""]
+        if problem:
+            signed = is_signed()
+            status = "400 Bad Request" if signed else "401 Unauthorized"
+            log.warning("malformed Slack request refused (%s): %s", status[:3], problem)
+            data = b'{"ok": false, "error": "malformed_body"}' if signed else b'{"ok": false, "error": "invalid_request"}'
+            start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
+            return [data]
+        return slack(environ, start_response)
 
     def application(environ, start_response):
+        if is_page(environ.get("PATH_INFO") or ""):
+            return pages(environ, start_response)
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             try:
                 with ctx.store.engine.connect() as conn:
@@ -138,7 +219,7 @@ def wsgi_app(app: App, ctx: BotContext):
             data = json.dumps(body).encode()
             start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
             return [data]
-        return slack(environ, start_response)
+        return checked(environ, start_response)
 
     return application
 

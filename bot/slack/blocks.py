@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from slack_sdk.models.blocks import (ActionsBlock, Block, ButtonElement, ContextBlock, DividerBlock,
-                                     MarkdownTextObject, PlainTextInputElement, PlainTextObject, SectionBlock,
-                                     InputBlock)
+from slack_sdk.models.blocks import (ActionsBlock, Block, ButtonElement, ContextBlock, DividerBlock, InputBlock,
+                                     MarkdownTextObject, Option, PlainTextInputElement, PlainTextObject,
+                                     RadioButtonsElement, SectionBlock)
 from slack_sdk.models.views import View
 
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
@@ -29,7 +29,10 @@ VERIFY_ACTION = "verify_fix"
 VOTE_UP_ACTION = "vote_up"
 VOTE_DOWN_ACTION = "vote_down"
 SHARE_ACTION = "share_answer"
+DETAILS_ACTION = "answer_details"
 SNIPPET_MODAL = "verify_snippet_modal"
+DETAILS_MODAL = "answer_details_modal"
+DOWNVOTE_MODAL = "downvote_reason_modal"
 
 
 @dataclass
@@ -97,21 +100,69 @@ def fit_blocks(content: list[Block], tail: list[Block], lang: str) -> list[Block
 
 
 def fallback(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= FALLBACK_LIMIT else text[: FALLBACK_LIMIT - 1] + "…"
+    """The top-level `text` (notifications, screen readers) from raw text: Slack reads it
+    as mrkdwn too, so &, < and > are escaped here; nothing anyone typed or wrote can
+    become a `<!channel>` or a link in a notification."""
+    text = " ".join(str(text).split())
+    text = text if len(text) <= FALLBACK_LIMIT else text[: FALLBACK_LIMIT - 1] + "…"
+    return escape(text)
 
 
 # -- answers ------------------------------------------------------------------------------
+#
+# The first message fits one screen (FIRST_MESSAGE_LIMIT visible characters): the match and
+# the confidence in words, the cause in one sentence, the best fix with its code and its
+# evidence, the most tempting dead end in one line, and the buttons. Everything else (every
+# workaround, dead end, the diagnosis, version notes, sources) is in `details_view`, opened
+# by "All fixes & details", in the asker's language.
 
-def confidence_text(match: dict, lang: str) -> str:
+FIRST_MESSAGE_LIMIT = 1500
+CAUSE_CHARS = 280
+FIRST_CODE_LINES = 12
+FIRST_CODE_CHARS = 500
+DEAD_END_CHARS = 180
+
+_CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t\n]+(?=[{_CJK}])")
+_CJK_PUNCT_GAP = re.compile(r"(?<=[，。：；！？、）」』】])[ \t\n]+|[ \t\n]+(?=[，。：；！？、（「『【])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+
+
+def tidy(text: str | None) -> str:
+    """Knowledge text as read from YAML: line folding leaves a space where a Chinese or
+    Japanese sentence was wrapped; between two such characters a space is never meant."""
+    return _CJK_PUNCT_GAP.sub("", _CJK_GAP.sub("", str(text or ""))).strip()
+
+
+def first_sentence(text: str | None, limit: int = CAUSE_CHARS) -> str:
+    """The first sentence (at least 40 characters of it, so "e.g." does not end it), cut
+    at a word when it is still too long."""
+    text = " ".join(tidy(text).split())
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() >= 40:
+            text = text[:m.start()].rstrip()
+            break
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit // 2, limit - 1)
+    return text[:cut if cut > 0 else limit - 1].rstrip(",;: ") + "…"
+
+
+def confidence_word(match: dict, lang: str) -> str:
+    """The confidence in words ("high"), never a bare score."""
     value = match.get("confidence")
     if isinstance(value, (int, float)):
         level = "high" if value >= 0.75 else "medium" if value >= 0.5 else "low"
-        return f"{t('confidence', lang)}: {t(level, lang)} ({value:.2f})"
-    if isinstance(value, str) and value:
-        word = t(value, lang) if value in ("high", "medium", "low") else value
-        return f"{t('confidence', lang)}: {word}"
-    return ""
+    elif value in ("high", "medium", "low"):
+        level = value
+    else:
+        return ""
+    return t(f"match_{level}", lang)
+
+
+def confidence_text(match: dict, lang: str) -> str:
+    word = confidence_word(match, lang)
+    return f"{t('confidence', lang)}: {word}" if word else ""
 
 
 def _rate_text(w: dict, lang: str) -> str:
@@ -124,31 +175,57 @@ def _rate_text(w: dict, lang: str) -> str:
     return text
 
 
-def _code(code: str | None) -> str:
+def _code(code: str | None, *, max_lines: int | None = None, max_chars: int | None = None) -> str:
     code = (code or "").strip("\n")
-    return f"\n{FENCE}\n{escape(code.replace(FENCE, '` ` `'))}\n{FENCE}" if code.strip() else ""
+    if not code.strip():
+        return ""
+    cut = False
+    if max_lines is not None:
+        lines = code.split("\n")
+        if len(lines) > max_lines:
+            code, cut = "\n".join(lines[:max_lines]), True
+    if max_chars is not None and len(code) > max_chars:
+        code = code[:code.rfind("\n", 0, max_chars)] if "\n" in code[:max_chars] else code[:max_chars]
+        cut = True
+    body = escape(code.replace(FENCE, "` ` `")) + ("\n# …" if cut else "")
+    return f"\n{FENCE}\n{body}\n{FENCE}"
 
 
 def _workaround_text(i: int, w: dict, lang: str) -> str:
-    head = f"*{i}. {escape(w.get('title') or w.get('id') or '')}*"
+    head = f"*{i}. {escape(tidy(w.get('title')) or w.get('id') or '')}*"
     rate = _rate_text(w, lang)
     if rate:
         head += f"  _({rate})_"
-    body = escape(w.get("explanation") or "")
+    body = escape(tidy(w.get("explanation")))
     caveats = w.get("caveats")
     if isinstance(caveats, list):
         caveats = " ".join(str(c) for c in caveats)
-    extra = f"\n_{escape(caveats)}_" if caveats else ""
+    extra = f"\n_{escape(tidy(caveats))}_" if caveats else ""
     return f"{head}\n{body}{_code(w.get('code'))}{extra}".strip()
 
 
+def _leads_to(d: dict, lang: str) -> str:
+    """What a dead end raises instead, by the entry's title (an id only when the title is
+    unknown)."""
+    title = d.get("leads_to_title")
+    if title:
+        return escape(tidy(title))
+    return f"`{escape(d['leads_to'])}`" if d.get("leads_to") else ""
+
+
 def _dead_end_text(d: dict, lang: str) -> str:
-    text = f":no_entry: *{escape(d.get('title') or d.get('id') or '')}*\n{escape(d.get('why') or '')}"
+    text = f":no_entry: *{escape(tidy(d.get('title')) or d.get('id') or '')}*\n{escape(tidy(d.get('why')))}"
     if d.get("leads_to"):
-        text += f"\n{t('leads_to', lang)}: `{escape(d['leads_to'])}`"
+        text += f"\n{t('leads_to', lang)}: {_leads_to(d, lang)}"
     if d.get("rate_kind") == "measured" and d.get("rate_text"):
         text += f"\n:test_tube: _{escape(d['rate_text'])}_"
     return text + _code(d.get("code"))
+
+
+def public_sources(sources: list[dict] | None) -> list[dict]:
+    """Sources a reader can open: http(s) addresses. The team's own notes and files
+    (internal names, no address) are not listed."""
+    return [s for s in sources or [] if isinstance(s.get("url"), str) and s["url"].startswith(("http://", "https://"))]
 
 
 def _source_line(i: int, s: dict) -> str:
@@ -164,11 +241,14 @@ def _notes(notes: list[str] | None, lang: str) -> list[Block]:
     return [context(f":paperclip: {t('file_skipped', lang)}: " + escape("; ".join(notes)))]
 
 
-def answer_buttons(answer_id: int, lang: str, votes: tuple[int, int], *, private: bool, verify: bool) -> ActionsBlock:
+def answer_buttons(answer_id: int, lang: str, votes: tuple[int, int], *, private: bool, verify: bool,
+                   details: bool = True) -> ActionsBlock:
     value = str(answer_id)
     elements = []
     if verify:
         elements.append(ButtonElement(text=t("verify", lang), action_id=VERIFY_ACTION, value=value, style="primary"))
+    if details:
+        elements.append(ButtonElement(text=t("details", lang), action_id=DETAILS_ACTION, value=value))
     elements.append(ButtonElement(text=PlainTextObject(text=f"👍 {votes[0]}", emoji=True), action_id=VOTE_UP_ACTION,
                                   value=value))
     elements.append(ButtonElement(text=PlainTextObject(text=f"👎 {votes[1]}", emoji=True), action_id=VOTE_DOWN_ACTION,
@@ -178,35 +258,156 @@ def answer_buttons(answer_id: int, lang: str, votes: tuple[int, int], *, private
     return ActionsBlock(block_id=f"answer-{answer_id}", elements=elements)
 
 
+def _footer(answer_id: int, lang: str, best: dict | None = None) -> ContextBlock:
+    text = f"{t('ref', lang)} A{answer_id}"
+    if best:
+        text += f" · `{escape(best['id'])}`"  # what `troubleshoot ask` and the knowledge pages call it
+        more_fixes = max(0, len(best.get("workarounds") or []) - 1)
+        more_dead = max(0, len(best.get("dead_ends") or []) - 1)
+        if more_fixes or more_dead:
+            text += " · " + t("more_in_details", lang, fixes=more_fixes, dead_ends=more_dead)
+    return context(text)
+
+
+def _best_fix_text(w: dict, lang: str, *, code: bool = True) -> str:
+    title = escape(tidy(w.get("title")) or w.get("id") or "")
+    text = f":white_check_mark: *{t('best_fix', lang)}: {title}*"
+    rate = _rate_text(w, lang)
+    if rate:
+        text += f"\n_{rate}_"
+    if code:
+        text += _code(w.get("code"), max_lines=FIRST_CODE_LINES, max_chars=FIRST_CODE_CHARS)
+    return text
+
+
+def _dead_end_line(d: dict, lang: str) -> str:
+    title = escape(first_sentence(d.get("title"), DEAD_END_CHARS) or d.get("id") or "")
+    line = f":no_entry: {t('dont', lang)}: *{title}*"
+    if d.get("leads_to") and d.get("leads_to") != d.get("entry_id"):
+        line += f" ({t('leads_to', lang)}: {_leads_to(d, lang)})"
+    elif d.get("why"):
+        line += f": {escape(first_sentence(d.get('why'), DEAD_END_CHARS))}"
+    return line
+
+
+def tempting_dead_end(dead_ends: list[dict]) -> dict | None:
+    """The dead end to warn about first: one our runs saw fail most, else the author's first."""
+    if not dead_ends:
+        return None
+    measured = [d for d in dead_ends if d.get("rate_kind") == "measured" and isinstance(d.get("fail_rate"), (int, float))]
+    if measured:
+        return max(measured, key=lambda d: (d["fail_rate"], d.get("evidence") or 0))
+    return dead_ends[0]
+
+
+def _unsure(answer: dict, lang: str, answer_id: int, votes, private: bool, content: list[Block],
+            notes) -> Message:
+    matches = answer.get("matches") or []
+    text_parts = [t("not_sure", lang)]
+    if matches:
+        guesses = "\n".join(f"• {escape(tidy(m.get('title')) or m['id'])} ({confidence_text(m, lang)})"
+                            for m in matches[:3])
+        text_parts.append(f"*{t('closest', lang)}*\n{guesses}")
+    text_parts.append(t("not_sure_hint", lang))
+    content += sections("\n\n".join(text_parts))
+    content += _notes(notes, lang)
+    tail = [answer_buttons(answer_id, lang, votes, private=private, verify=False, details=False),
+            context(f"{t('ref', lang)} A{answer_id}")]
+    return Message(text=fallback(t("not_sure", lang)), blocks=fit_blocks(content, tail, lang))
+
+
 def answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0), private: bool = False,
-                   shared_by: str | None = None, notes: list[str] | None = None) -> Message:
-    """The answer to one question (the `ask --json` contract) as a Slack message;
-    `notes` (e.g. files that were skipped) go above the buttons."""
+                   shared_by: str | None = None, notes: list[str] | None = None, verify: bool = True,
+                   code: bool = True, dead_end: bool = True) -> Message:
+    """The first answer to one question (the `ask --json` contract) as a Slack message
+    that fits one screen; `notes` (e.g. files that were skipped) go above the buttons."""
     lang = answer.get("language") or "en"
     matches = answer.get("matches") or []
     content: list[Block] = []
     if shared_by:
         content.append(context(t("shared_by", lang, user=shared_by)))
     if not answer.get("answered") or not matches:
-        text_parts = [t("not_sure", lang)]
-        if matches:
-            guesses = "\n".join(f"• {escape(m.get('title') or m['id'])} (`{escape(m['id'])}`, "
-                                f"{confidence_text(m, lang)})" for m in matches[:3])
-            text_parts.append(f"*{t('closest', lang)}*\n{guesses}")
-        text_parts.append(t("not_sure_hint", lang))
-        content += sections("\n\n".join(text_parts))
-        content += _notes(notes, lang)
-        tail = [answer_buttons(answer_id, lang, votes, private=private, verify=False),
-                context(f"{t('ref', lang)} A{answer_id}")]
-        return Message(text=fallback(t("not_sure", lang)), blocks=fit_blocks(content, tail, lang))
+        return _unsure(answer, lang, answer_id, votes, private, content, notes)
 
     best = matches[0]
-    title = escape(best.get("title") or best["id"])
-    head = f":mag: *{title}*  `{escape(best['id'])}`"
+    title = escape(tidy(best.get("title")) or best["id"])
+    conf = confidence_word(best, lang)
+    head = f":mag: *{title}*"
+    if best.get("page_url"):  # TROUBLESHOOT_PUBLIC_URL is set: the entry's page (bot/pages)
+        head += f"  <{best['page_url']}|{t('page', lang)}>"
+    head += f"\n_{t('match_is', lang, level=conf)}_" if conf else ""
+    cause = first_sentence(best.get("root_cause"))
+    if cause:
+        head += f"\n{escape(cause)}"
+    content += sections(head)
+    workarounds = best.get("workarounds") or []
+    if workarounds:
+        content += sections(_best_fix_text(workarounds[0], lang, code=code))
+    tempting = tempting_dead_end(best.get("dead_ends") or []) if dead_end else None
+    if tempting:
+        content.append(context(_dead_end_line(dict(tempting, entry_id=best["id"]), lang)))
+    content += _notes(notes, lang)
+    tail = [answer_buttons(answer_id, lang, votes, private=private, verify=verify and bool(workarounds)),
+            _footer(answer_id, lang, best)]
+    summary = f"{tidy(best.get('title')) or best['id']}: {cause}"
+    if workarounds:
+        summary += f" {t('best_fix', lang)}: {tidy(workarounds[0].get('title'))}"
+    return Message(text=fallback(summary), blocks=fit_blocks(content, tail, lang))
+
+
+def compact_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+                           private: bool = False, verify: bool = True) -> Message:
+    """A smaller form for when Slack refuses the first one (msg_too_long, invalid_blocks):
+    the fix's code and the dead end go; the fix's title, its evidence and the buttons stay."""
+    return answer_message(answer, answer_id=answer_id, votes=votes, private=private, verify=verify, code=False,
+                          dead_end=False)
+
+
+def minimal_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+                           private: bool = False, verify: bool = True) -> Message:
+    """The last form: one short section (title, the best fix's title and a few lines of
+    its code) and the buttons. Still the fix, still the buttons."""
+    lang = answer.get("language") or "en"
+    matches = answer.get("matches") or []
+    if not answer.get("answered") or not matches:
+        return Message(text=fallback(t("not_sure", lang)), blocks=sections(t("not_sure", lang)))
+    best = matches[0]
+    workarounds = best.get("workarounds") or []
+    text = f"*{escape(tidy(best.get('title')) or best['id'])[:200]}*"
+    if workarounds:
+        w = workarounds[0]
+        text += f"\n{t('best_fix', lang)}: {escape(tidy(w.get('title')))[:200]}"
+        text += _code(w.get("code"), max_lines=6, max_chars=300)
+    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=text[:SECTION_LIMIT])),
+                           answer_buttons(answer_id, lang, votes, private=private, verify=verify and bool(workarounds))]
+    summary = f"{tidy(best.get('title'))}. " + (f"{t('best_fix', lang)}: {tidy(workarounds[0].get('title'))}"
+                                                if workarounds else "")
+    return Message(text=fallback(summary), blocks=blocks)
+
+
+def answer_versions(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0), private: bool = False,
+                    notes: list[str] | None = None, verify: bool = True) -> list[Message]:
+    """The forms post() tries in order when Slack refuses one for its content."""
+    return [answer_message(answer, answer_id=answer_id, votes=votes, private=private, notes=notes, verify=verify),
+            compact_answer_message(answer, answer_id=answer_id, votes=votes, private=private, verify=verify),
+            minimal_answer_message(answer, answer_id=answer_id, votes=votes, private=private, verify=verify)]
+
+
+def details_blocks(answer: dict) -> list[Block]:
+    """Everything about the best match: the whole root cause, the diagnosis, every
+    workaround with its evidence, every dead end, version notes, sources, other matches."""
+    lang = answer.get("language") or "en"
+    matches = answer.get("matches") or []
+    if not matches:
+        return sections(t("not_sure", lang))
+    best = matches[0]
+    content: list[Block] = []
     conf = confidence_text(best, lang)
-    content += sections(head + (f"\n{conf}" if conf else ""))
+    content += sections(f":mag: *{escape(tidy(best.get('title')) or best['id'])}*" + (f"\n{conf}" if conf else ""))
     if best.get("root_cause"):
-        content += sections(f"*{t('root_cause', lang)}*\n{escape(best['root_cause'])}")
+        content += sections(f"*{t('root_cause', lang)}*\n{escape(tidy(best['root_cause']))}")
+    if best.get("diagnosis"):
+        content += sections(f"*{t('diagnosis', lang)}*\n{escape(tidy(best['diagnosis']))}")
     workarounds = best.get("workarounds") or []
     if workarounds:
         content.append(DividerBlock())
@@ -219,34 +420,67 @@ def answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0,
         content += sections(f"*{t('dead_ends', lang)}*")
         for d in dead_ends:
             content += sections(_dead_end_text(d, lang))
-    srcs = best.get("sources") or []
+    notes = best.get("version_notes") or []
+    if notes:
+        content += sections(f"*{t('versions', lang)}*\n" + "\n".join(
+            f"• `{escape(n.get('versions') or '')}`: {escape(tidy(n.get('note') or n.get('message') or ''))}"
+            for n in notes))
+    srcs = public_sources(best.get("sources"))
     if srcs:
         content += sections(f"*{t('sources', lang)}*\n" + "\n".join(_source_line(i, s) for i, s in enumerate(srcs, 1)))
     others = matches[1:]
     if others:
         content.append(context(f"{t('also', lang)}: " + "; ".join(
-            f"{escape(m.get('title') or m['id'])} (`{escape(m['id'])}`)" for m in others[:5])))
-    content += _notes(notes, lang)
-    tail = [answer_buttons(answer_id, lang, votes, private=private, verify=True),
-            context(f"{t('ref', lang)} A{answer_id}")]
-    summary = f"{best.get('title') or best['id']} ({best['id']}). {conf}. {best.get('root_cause') or ''}"
-    return Message(text=fallback(summary), blocks=fit_blocks(content, tail, lang))
+            f"{escape(tidy(m.get('title')) or m['id'])} ({confidence_word(m, lang)})" for m in others[:5])))
+    return content
 
 
-def compact_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0),
-                           private: bool = False) -> Message:
-    """A smaller form of the answer for when Slack refuses the full one (msg_too_long,
-    invalid_blocks): the match, root cause and the first workaround."""
-    trimmed = dict(answer)
-    trimmed["matches"] = []
-    for m in (answer.get("matches") or [])[:1]:
-        m = dict(m)
-        m["workarounds"] = (m.get("workarounds") or [])[:1]
-        m["dead_ends"], m["sources"] = [], (m.get("sources") or [])[:3]
-        if m.get("root_cause"):
-            m["root_cause"] = m["root_cause"][:1500]
-        trimmed["matches"].append(m)
-    return answer_message(trimmed, answer_id=answer_id, votes=votes, private=private)
+MODAL_MAX_BLOCKS = 100
+
+
+def details_view(answer: dict, answer_id: int) -> View:
+    lang = answer.get("language") or "en"
+    blocks = details_blocks(answer)
+    if len(blocks) > MODAL_MAX_BLOCKS:
+        dropped = len(blocks) - (MODAL_MAX_BLOCKS - 1)
+        blocks = blocks[:MODAL_MAX_BLOCKS - 1] + [context(t("shortened", lang, n=dropped))]
+    return View(type="modal", callback_id=DETAILS_MODAL, private_metadata=str(answer_id),
+                title=PlainTextObject(text=t("details_title", lang)[:24]),
+                close=PlainTextObject(text=t("close", lang)), blocks=blocks)
+
+
+def details_message(answer: dict, answer_id: int) -> Message:
+    """The details as a message (when no modal can be opened)."""
+    lang = answer.get("language") or "en"
+    best = (answer.get("matches") or [{}])[0]
+    return Message(text=fallback(f"{tidy(best.get('title')) or ''}: {tidy(best.get('root_cause'))}"),
+                   blocks=fit_blocks(details_blocks(answer), [context(f"{t('ref', lang)} A{answer_id}")], lang))
+
+
+_MRKDWN_LINK = re.compile(r"<([^|>]+)\|([^>]+)>")
+_EMOJI = re.compile(r":[a-z0-9_+\-]+:")
+
+
+def visible_chars(message: Message | dict) -> int:
+    """How many characters a reader sees: section, context and button texts, with the
+    mrkdwn markup (*, _, ```, link targets, entity escapes) taken out and an emoji as one."""
+    payload = message.payload() if isinstance(message, Message) else message
+    texts = []
+    for b in payload.get("blocks") or []:
+        if b.get("type") == "section":
+            texts.append((b.get("text") or {}).get("text", ""))
+        elif b.get("type") == "context":
+            texts += [e.get("text", "") for e in b.get("elements") or []]
+        elif b.get("type") == "actions":
+            texts += [(e.get("text") or {}).get("text", "") for e in b.get("elements") or []]
+    total = 0
+    for text in texts:
+        text = _MRKDWN_LINK.sub(r"\2", text)
+        text = _EMOJI.sub("E", text).replace(FENCE, "")
+        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        text = re.sub(r"(?<!\w)[*_`]|[*_`](?!\w)", "", text)
+        total += len(text)
+    return total
 
 
 def text_message(text: str) -> Message:
@@ -257,9 +491,16 @@ def apology_message(ref: str, lang: str = "en", detail: str | None = None) -> Me
     """A short apology with a reference id; `detail` is a reason meant for users (a
     JobError's text, such as "the job queue is unreachable"), never an exception dump."""
     text = t("apology", lang, ref=ref)
+    plain = text.replace("`", "") + (f" {detail[:300]}" if detail else "")
     if detail:
         text += f"\n> {escape(detail[:300])}"
-    return Message(text=fallback(text.replace("`", "")), blocks=sections(text))
+    return Message(text=fallback(plain), blocks=sections(text))
+
+
+def working_message(lang: str) -> Message:
+    """Shown while a slow answer is looked up; replaced by the answer."""
+    text = f":hourglass_flowing_sand: {t('working', lang)}"
+    return Message(text=fallback(t("working", lang)), blocks=[context(text)])
 
 
 # -- verification -------------------------------------------------------------------------
@@ -267,50 +508,95 @@ def apology_message(ref: str, lang: str = "en", detail: str | None = None) -> Me
 _FIX_STAGE = re.compile(r"fix (\d+) of (\d+)(?::\s*(.*))?", re.IGNORECASE)
 
 
-def verification_progress(lang: str, stage: str, done: int, total: int) -> Message:
+def fix_titles(answer: dict | None) -> dict[str, str]:
+    """Workaround and dead-end ids (and their patch names) -> titles, for progress and results."""
+    titles: dict[str, str] = {}
+    for match in (answer or {}).get("matches") or []:
+        for item in (match.get("workarounds") or []) + (match.get("dead_ends") or []):
+            title = tidy(item.get("title")) or item.get("id")
+            for key in (item.get("id"), item.get("patch")):
+                if key and key not in titles:
+                    titles[key] = title
+    return titles
+
+
+def verification_progress(lang: str, stage: str, done: int, total: int, *,
+                          titles: dict[str, str] | None = None) -> Message:
     """The status line while a verification runs. `stage` is what bot.verify reports:
-    "queued", "running original", "fix 2 of 4: <title>", "done"."""
+    "queued", "running original", "fix 2 of 4: <id>", "done"; `done` counts finished
+    runs (the original first). One counter is shown: fixes checked of all fixes, and the
+    fix now running by its title."""
+    titles = titles or {}
     fix = _FIX_STAGE.match(stage or "")
     if fix:
-        step = t("verify_fix", lang, done=fix.group(1), total=fix.group(2))
-        if fix.group(3):
-            step += f": {escape(fix.group(3)[:200])}"
+        n_fixes = int(fix.group(2))
+        checked = max(0, min(n_fixes, done - 1)) if total else 0
+        step = t("verify_checked", lang, done=checked, total=n_fixes)
+        label = (fix.group(3) or "").strip()
+        if label:
+            step += f" · {t('verify_now', lang)}: {titles.get(label) or label}"
     elif (stage or "").startswith("queued"):
         step = t("verify_queued", lang)
     elif (stage or "").startswith("done"):
         step = t("verify_finishing", lang)
     else:
         step = t("verify_original", lang)
-    text = f":hourglass_flowing_sand: {t('verify_running', lang)}: {step}"
-    if total:
-        text += f" ({done}/{total})"
-    return Message(text=fallback(text), blocks=sections(text))
+    plain = f"{t('verify_running', lang)}: {step}"
+    return Message(text=fallback(plain), blocks=sections(f":hourglass_flowing_sand: {escape(plain[:2000])}"))
 
 
 OUTPUT_EXCERPT_LINES = 15
 OUTPUT_EXCERPT_CHARS = 1200
+DIFF_CHARS = 700
 
 
 def output_excerpt(output: str) -> tuple[str, bool]:
-    """The last lines of the output, and whether that leaves anything out."""
+    """The last whole lines of the output (never a line cut in the middle), and whether
+    that leaves anything out."""
     lines = (output or "").rstrip("\n").split("\n")
-    excerpt = "\n".join(lines[-OUTPUT_EXCERPT_LINES:])
-    if len(excerpt) > OUTPUT_EXCERPT_CHARS:
-        excerpt = excerpt[-OUTPUT_EXCERPT_CHARS:]
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines[-OUTPUT_EXCERPT_LINES:]):
+        if kept and size + len(line) + 1 > OUTPUT_EXCERPT_CHARS:
+            break
+        if not kept and len(line) > OUTPUT_EXCERPT_CHARS:  # one huge line: its end, marked as cut
+            line = "…" + line[-(OUTPUT_EXCERPT_CHARS - 1):]
+        kept.append(line)
+        size += len(line) + 1
+    excerpt = "\n".join(reversed(kept))
     return excerpt, excerpt != (output or "").rstrip("\n")
 
 
+def _diff_text(diff: str | None) -> str:
+    """A fix's change to the snippet (unified diff, headers left out), whole lines, capped."""
+    lines = [ln for ln in (diff or "").splitlines() if not ln.startswith(("---", "+++"))]
+    kept, size = [], 0
+    for line in lines:
+        if size + len(line) + 1 > DIFF_CHARS:
+            kept.append("…")
+            break
+        kept.append(line)
+        size += len(line) + 1
+    body = "\n".join(kept).strip("\n")
+    return f"\n{FENCE}\n{escape(body.replace(FENCE, '` ` `'))}\n{FENCE}" if body.strip() else ""
+
+
 def verification_result(result: dict, lang: str, *, titles: dict[str, str] | None = None,
-                        file_attached: bool = False) -> Message:
+                        file_attached: bool = False, user: str | None = None) -> Message:
     titles = titles or {}
     reproduced = result.get("reproduced")
     err = result.get("error") or {}
     head = f":test_tube: *{t('verify_done', lang)}*\n"
+    plain = t("verify_done", lang) + ". "
     if reproduced:
-        head += f"{t('reproduced', lang)}: `{escape(err.get('type') or '')}` {escape((err.get('message') or '')[:300])}"
+        detail = f"`{escape(err.get('type') or '')}` {escape((err.get('message') or '')[:300])}"
+        head += f"{t('reproduced', lang)}: {detail}"
+        plain += f"{t('reproduced', lang)}: {err.get('type') or ''}"
     else:
         head += f"{t('not_reproduced', lang)} (exit: `{escape(result.get('exit_reason') or '?')}`)"
-    lines = []
+        plain += t("not_reproduced", lang)
+    blocks = sections(head)
+    summary = []
     for fix in result.get("fixes") or []:
         status = fix.get("status") or "?"
         name = fix.get("title") or titles.get(fix.get("workaround")) or fix.get("workaround") or "?"
@@ -319,7 +605,7 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
             cost.append(f"{fix['seconds']:.1f}s")
         if isinstance(fix.get("peak_memory_bytes"), int) and fix["peak_memory_bytes"] > 0:
             cost.append(f"{fix['peak_memory_bytes'] / 2**20:.0f} MiB")
-        line = f"{STATUS_EMOJI.get(status, '•')} *{escape(name)}*: {status_word(status, lang)}"
+        line = f"{STATUS_EMOJI.get(status, '•')} *{escape(tidy(name))}*: {status_word(status, lang)}"
         if fix.get("kind") == "dead_end":
             line += f" _({t('dead_end_tag', lang)})_"
         if cost:
@@ -328,18 +614,40 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
             fix_err = fix["error"]
             desc = fix_err.get("type", "") if isinstance(fix_err, dict) else str(fix_err)
             line += f" `{escape(desc[:150])}`"
-        lines.append(line)
-    blocks = sections(head)
-    if lines:
-        blocks += sections("\n".join(lines))
+        if status == "fixed" or fix.get("kind") != "dead_end":
+            line += _diff_text(fix.get("diff"))
+        blocks += sections(line)
+        summary.append(f"{tidy(name)}: {status_word(status, lang)}")
     excerpt, cut = output_excerpt(result.get("output") or "")
     if excerpt.strip():
         note = f" ({t('full_output', lang)})" if cut and file_attached else ""
         blocks += sections(f"*{t('output', lang)}*{note}\n{FENCE}\n{escape(excerpt)}\n{FENCE}")
-    summary = head.replace("*", "") + " " + "; ".join(
-        f"{f.get('title') or titles.get(f.get('workaround')) or f.get('workaround')}: {f.get('status')}"
-        for f in result.get("fixes") or [])
-    return Message(text=fallback(summary), blocks=blocks[:MAX_BLOCKS])
+    if user:
+        blocks.insert(0, context(t("verify_for", lang, user=user)))
+    text = plain + " " + "; ".join(summary)
+    if len(blocks) > MAX_BLOCKS:
+        blocks = blocks[:MAX_BLOCKS - 1] + [context(t("shortened", lang, n=len(blocks) - MAX_BLOCKS + 1))]
+    return Message(text=fallback(text), blocks=blocks)
+
+
+def verification_done_notice(lang: str, user: str, result: dict, *, titles: dict[str, str] | None = None) -> Message:
+    """A new message in the thread (an edit notifies nobody) that mentions the asker."""
+    titles = titles or {}
+    fixed = [tidy(f.get("title") or titles.get(f.get("workaround")) or f.get("workaround") or "?")
+             for f in result.get("fixes") or [] if f.get("status") == "fixed" and f.get("kind") != "dead_end"]
+    if not result.get("reproduced"):
+        outcome = t("not_reproduced", lang)
+    elif fixed:
+        outcome = t("verify_fixed_by", lang, fixes=", ".join(fixed[:3]))
+    else:
+        outcome = t("verify_none_fixed", lang)
+    mention = f"<@{user}>" if _USER_ID.fullmatch(user or "") else ""
+    text = f"{mention} {t('verify_done', lang)}: {escape(outcome)}".strip()
+    return Message(text=f"{mention} {fallback(t('verify_done', lang) + ': ' + outcome)}".strip(),
+                   blocks=sections(text))
+
+
+_USER_ID = re.compile(r"[UW][A-Z0-9]{2,30}")
 
 
 def snippet_modal(answer_id: int, lang: str, *, error: str | None = None) -> View:
@@ -351,4 +659,22 @@ def snippet_modal(answer_id: int, lang: str, *, error: str | None = None) -> Vie
         blocks=[InputBlock(block_id="snippet", label=t("snippet_label", lang),
                            hint=PlainTextObject(text=hint or t("paste_snippet", lang)),
                            element=PlainTextInputElement(action_id="code", multiline=True, max_length=3000))],
+    )
+
+
+DOWNVOTE_REASONS = ("wrong_error", "fix_failed", "unclear", "other")
+
+
+def downvote_modal(answer_id: int, lang: str) -> View:
+    """👎: why? One of four reasons and optional words; "the fix did not work" counts
+    against the best fix like a failed run from this asker."""
+    options = [Option(value=r, text=PlainTextObject(text=t(f"reason_{r}", lang))) for r in DOWNVOTE_REASONS]
+    return View(
+        type="modal", callback_id=DOWNVOTE_MODAL, private_metadata=str(answer_id),
+        title=PlainTextObject(text=t("why_title", lang)[:24]),
+        submit=PlainTextObject(text=t("send", lang)), close=PlainTextObject(text=t("skip", lang)),
+        blocks=[InputBlock(block_id="reason", label=t("why_label", lang),
+                           element=RadioButtonsElement(action_id="choice", options=options)),
+                InputBlock(block_id="comment", label=t("comment_label", lang), optional=True,
+                           element=PlainTextInputElement(action_id="text", multiline=True, max_length=500))],
     )

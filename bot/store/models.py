@@ -57,7 +57,8 @@ class Answer(Base):
     """One answer the bot posted (or is posting: ts is set once Slack returns it)."""
 
     __tablename__ = "answers"
-    __table_args__ = (Index("ix_answers_channel_question", "channel", "question_ts"),)
+    __table_args__ = (Index("ix_answers_channel_question", "channel", "question_ts"),
+                      Index("ix_answers_channel_thread", "channel", "thread_ts"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     channel: Mapped[str | None] = mapped_column(String(32))
     ts: Mapped[str | None] = mapped_column(String(32))
@@ -72,6 +73,7 @@ class Answer(Base):
     # so that votes and "Share" can redraw it from any bot process.
     answer_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    asker: Mapped[str | None] = mapped_column(String(64), index=True)  # salted hash (Store.user_hash)
 
 
 class Vote(Base):
@@ -82,6 +84,35 @@ class Vote(Base):
     user_hash: Mapped[str] = mapped_column(String(64))
     vote: Mapped[int] = mapped_column(SmallInteger)  # +1 or -1
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class VoteReason(Base):
+    """Why a 👎: one of DOWNVOTE_REASONS (bot/slack/blocks.py) and the asker's optional
+    words (at most 500 characters, written to the team), one per user per answer."""
+
+    __tablename__ = "vote_reasons"
+    __table_args__ = (UniqueConstraint("answer_id", "user_hash", name="uq_vote_reasons_answer_user"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    answer_id: Mapped[int] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"))
+    user_hash: Mapped[str] = mapped_column(String(64))
+    entry_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    workaround_id: Mapped[str | None] = mapped_column(String(128))  # the fix shown first
+    reason: Mapped[str] = mapped_column(String(16))
+    comment: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChannelSettings(Base):
+    """Per-channel settings set with `/troubleshoot config`; None means "the default"."""
+
+    __tablename__ = "channel_settings"
+    team: Mapped[str] = mapped_column(String(32), primary_key=True)
+    channel: Mapped[str] = mapped_column(String(32), primary_key=True)
+    auto_answer: Mapped[bool | None] = mapped_column(Boolean)
+    language: Mapped[str | None] = mapped_column(String(8))
+    verify_allowed: Mapped[bool | None] = mapped_column(Boolean)
+    updated_by: Mapped[str | None] = mapped_column(String(64))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
 
 

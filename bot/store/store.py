@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from bot.settings import get_settings
 from bot.store.db import make_engine, migrate
-from bot.store.models import Answer, DedupeKey, Meta, VerificationLock, Vote, utcnow
+from bot.store.models import Answer, ChannelSettings, DedupeKey, Meta, VerificationLock, Vote, VoteReason, utcnow
 
 DEDUPE_KEEP = timedelta(days=3)  # Slack retries within minutes; keep keys well past that
 LOCK_STALE_AFTER = timedelta(minutes=30)  # a crashed run must not lock its user out forever
@@ -88,11 +88,11 @@ class Store:
     # -- answers ----------------------------------------------------------------------
     def add_answer(self, *, entry_id: str | None, confidence: float | None, language: str, surface: str,
                    error_hash: str, channel: str | None = None, thread_ts: str | None = None,
-                   question_ts: str | None = None, answer_json: str | None = None) -> int:
+                   question_ts: str | None = None, answer_json: str | None = None, asker: str | None = None) -> int:
         with self._session() as session:
             row = Answer(entry_id=entry_id, confidence=confidence, language=language, surface=surface,
                          error_hash=error_hash, channel=channel, thread_ts=thread_ts, question_ts=question_ts,
-                         answer_json=answer_json)
+                         answer_json=answer_json, asker=asker)
             session.add(row)
             session.commit()
             return row.id
@@ -112,6 +112,18 @@ class Store:
         with self._session() as session:
             rows = session.scalars(select(Answer).where(Answer.channel == channel, Answer.question_ts == question_ts))
             return list(rows)
+
+    def answered_in_thread(self, channel: str, thread_ts: str) -> Answer | None:
+        """The bot's latest posted answer in this thread (None when it has not answered there)."""
+        with self._session() as session:
+            return session.scalars(select(Answer).where(Answer.channel == channel, Answer.thread_ts == thread_ts,
+                                                        Answer.ts.is_not(None))
+                                   .order_by(Answer.id.desc()).limit(1)).first()
+
+    def recent_answers(self, asker: str, limit: int = 10) -> list[Answer]:
+        with self._session() as session:
+            return list(session.scalars(select(Answer).where(Answer.asker == asker)
+                                        .order_by(Answer.id.desc()).limit(limit)))
 
     # -- votes ------------------------------------------------------------------------
     def vote(self, answer_id: int, user_hash: str, vote: int) -> VoteResult:
@@ -141,6 +153,65 @@ class Store:
             rows = dict(session.execute(select(Vote.vote, func.count()).where(Vote.answer_id == answer_id)
                                         .group_by(Vote.vote)).all())
         return rows.get(1, 0), rows.get(-1, 0)
+
+    def user_vote(self, answer_id: int, user_hash: str) -> int | None:
+        with self._session() as session:
+            return session.scalar(select(Vote.vote).where(Vote.answer_id == answer_id, Vote.user_hash == user_hash))
+
+    def add_vote_reason(self, *, answer_id: int, user_hash: str, entry_id: str | None, workaround_id: str | None,
+                        reason: str, comment: str | None) -> bool:
+        """One reason per user per answer; a second one replaces the first. True when it is new."""
+        with self._session() as session:
+            row = session.scalars(select(VoteReason).where(VoteReason.answer_id == answer_id,
+                                                           VoteReason.user_hash == user_hash)).first()
+            new = row is None
+            if new:
+                row = VoteReason(answer_id=answer_id, user_hash=user_hash)
+                session.add(row)
+            row.entry_id, row.workaround_id = entry_id, workaround_id
+            row.reason, row.comment = reason, (comment or "").strip()[:500] or None
+            if not _commit_unless_taken(session):
+                return False
+            return new
+
+    def vote_reason_counts(self) -> dict[str, dict[str, int]]:
+        """entry id -> reason -> count."""
+        with self._session() as session:
+            rows = session.execute(select(VoteReason.entry_id, VoteReason.reason, func.count())
+                                   .group_by(VoteReason.entry_id, VoteReason.reason)).all()
+        out: dict[str, dict[str, int]] = {}
+        for entry_id, reason, count in rows:
+            out.setdefault(entry_id or "-", {})[reason] = count
+        return out
+
+    # -- per-channel settings -----------------------------------------------------------
+    def channel_settings(self, team: str | None, channel: str | None) -> ChannelSettings | None:
+        if not channel:
+            return None
+        with self._session() as session:
+            return session.get(ChannelSettings, (team or "-", channel))
+
+    def set_channel_settings(self, team: str | None, channel: str, *, updated_by: str, **values) -> ChannelSettings:
+        allowed = {"auto_answer", "language", "verify_allowed"}
+        for _attempt in range(2):
+            with self._session() as session:
+                row = session.get(ChannelSettings, (team or "-", channel))
+                if row is None:
+                    row = ChannelSettings(team=team or "-", channel=channel)
+                    session.add(row)
+                for key, value in values.items():
+                    if key not in allowed:
+                        raise ValueError(f"unknown channel setting {key!r}")
+                    setattr(row, key, value)
+                row.updated_by, row.updated_at = updated_by, utcnow()
+                if _commit_unless_taken(session):
+                    return row
+        raise RuntimeError("channel settings could not be saved")
+
+    def auto_answer_channels(self) -> set[tuple[str, str]]:
+        with self._session() as session:
+            return {(r.team, r.channel) for r in session.scalars(select(ChannelSettings)
+                                                                  .where(ChannelSettings.auto_answer.is_(True)))}
 
     # -- one running verification per user ----------------------------------------------
     def lock_verification(self, user_hash: str, answer_id: int | None = None) -> bool:

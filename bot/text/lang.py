@@ -16,6 +16,17 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# Scripts of languages the knowledge base does not serve (kana: Japanese; Han characters
+# alone count for Chinese, so Japanese is told apart by its kana).
+_OTHER_SCRIPTS = {
+    "Japanese": re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]"),
+    "Arabic": re.compile(r"[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]"),
+    "Hebrew": re.compile(r"[\u0590-\u05ff]"),
+    "Cyrillic-script (e.g. Russian)": re.compile(r"[\u0400-\u04ff]"),
+    "Greek": re.compile(r"[\u0370-\u03ff]"),
+    "Thai": re.compile(r"[\u0e00-\u0e7f]"),
+    "Devanagari-script (e.g. Hindi)": re.compile(r"[\u0900-\u097f]"),
+}
 
 
 def script_counts(text: str) -> dict[str, int]:
@@ -54,3 +65,21 @@ def dominant_language(text: str, default: str = "en") -> str:
               "en": counts["latin_words"]}
     best = max(scores, key=scores.get)
     return best if scores[best] > 0 else default
+
+
+def unserved_language(text: str) -> str | None:
+    """The name of the language a document is mostly written in when it is none of
+    en/ko/zh (Japanese, Arabic, Russian, ...), else None. Letters of such a script are
+    weighed like Hangul and Han characters (about two per English word), and Japanese
+    counts its Han characters as well as its kana."""
+    counts = script_counts(text)
+    served = max(counts["ko"] / 2, counts["zh"] / 2 if not counts["kana"] else 0, counts["latin_words"])
+    best_name, best = None, 0.0
+    for name, pattern in _OTHER_SCRIPTS.items():
+        letters = len(pattern.findall(text))
+        if name == "Japanese" and letters:
+            letters += counts["zh"]
+        score = letters / (2 if name == "Japanese" else 5)  # alphabets: about five letters a word
+        if score > best:
+            best_name, best = name, score
+    return best_name if best_name and best > served else None

@@ -51,6 +51,12 @@ class EntryResult:
                 "failures": self.failures, "note": self.note, "seconds": self.seconds}
 
 
+def env_environment(environment) -> dict:
+    """Like host_environment, for a run on a torch environment (bot.envs)."""
+    return {"torch": environment.torch, "cuda": environment.cuda, "python": platform.python_version(),
+            "device": "cpu", "source": "kb verify", "torch_env": environment.describe()}
+
+
 def host_environment() -> dict:
     """What the host knows about where the repros ran: its own torch and Python, not
     what a run says about itself."""
@@ -114,7 +120,9 @@ def _said(row: dict) -> str:
     return str(status)
 
 
-def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None) -> EntryResult:
+def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None,
+                 environment=None) -> EntryResult:
+    """`environment`: a torch environment (bot.envs) to run on instead of the worker's own torch."""
     repro = entry.repro
     result = EntryResult(id=entry.id, reproduce=repro.runs_on if repro else None)
     if repro is None:
@@ -124,7 +132,8 @@ def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = Non
         result.note = f"runs on {repro.runs_on}: not run on this machine"
         return result
     started = time.monotonic()
-    report = run_verification(repro.code, runner=runner, kb=kb, info={"executor": "kb verify"})
+    report = run_verification(repro.code, runner=runner, kb=kb, info={"executor": "kb verify"},
+                              environment=environment)
     result.seconds = round(time.monotonic() - started, 2)
     result.ran = True
     result.report, result.code = report, repro.code
@@ -150,10 +159,11 @@ def select_entries(kb: KnowledgeBase, ids: list[str]) -> list[Entry]:
 
 
 def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner | None = None,
-                     progress: Callable[[EntryResult, int, int], None] | None = None) -> list[EntryResult]:
+                     progress: Callable[[EntryResult, int, int], None] | None = None,
+                     environment=None) -> list[EntryResult]:
     results = []
     for n, entry in enumerate(entries, 1):
-        result = verify_entry(entry, kb, runner=runner)
+        result = verify_entry(entry, kb, runner=runner, environment=environment)
         results.append(result)
         if progress is not None:
             progress(result, n, len(entries))

@@ -61,7 +61,10 @@ def format_report(report: dict) -> str:
     out: list[str] = []
     env = report.get("environment") or {}
     cuda = env.get("device_name") or ("CUDA available" if env.get("cuda_available") else "no CUDA")
-    where = f"torch {env.get('torch', '?')}, python {env.get('python', '?')}, {cuda}"
+    if env.get("torch") or env.get("python"):
+        where = f"torch {env.get('torch') or '?'}, python {env.get('python') or '?'}, {cuda}"
+    else:  # a run that was stopped (time limit, killed) before it said where it ran
+        where = "environment not known: the run ended before reporting it"
     error = report.get("error")
     timing = f"{_seconds(report.get('seconds'))}, peak memory {_bytes(report.get('peak_memory_bytes'))}"
     if report.get("reproduced") and error:

@@ -64,23 +64,30 @@ class BudgetRunner:
 def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | None = None,
                      progress: Progress | None = None, job_seconds: float | None = None,
                      runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
-                     kb: KnowledgeBase | None = None) -> dict:
+                     kb: KnowledgeBase | None = None, environment=None) -> dict:
     """The `troubleshoot verify --json` report of `code` (and `fixed_code`).
 
     `job_seconds`: the budget of all runs (default the TROUBLESHOOT_JOB_SECONDS setting);
     `info`: where it ran (the executor's worker description), kept in
-    report["environment"]["worker"]; `kb`: another knowledge base than the project's."""
+    report["environment"]["worker"]; `kb`: another knowledge base than the project's;
+    `environment`: a torch environment (bot.envs.Environment) whose packages the sandbox
+    mounts instead of the worker's own (report["environment"]["torch_env"] names it)."""
     if job_seconds is None:
         job_seconds = get_settings().job_seconds
     budget = BudgetRunner(time.monotonic() + job_seconds, runner)
+    run_options = {"site_packages": environment.site_packages} if environment is not None else None
     report = verify_snippet(code, fixed_code=fixed_code, runner=budget, progress=progress,
                             gpus=[gpu] if gpu is not None else None, lang=lang, kb=kb,
-                            retriever=engine_classifier)
+                            retriever=engine_classifier, run_options=run_options)
     env = report.get("environment")
     if not isinstance(env, dict):
         env = report["environment"] = {}
     if info is not None:
         env["worker"] = info
+    if environment is not None:
+        env["torch_env"] = environment.describe()
+        if not env.get("torch"):  # a run that never started (budget spent) still names its torch
+            env["torch"] = environment.torch
     if budget.skipped:
         report.setdefault("notes", []).append(
             f"{budget.skipped} run(s) not started: the job's time budget of {job_seconds:g} s was spent")

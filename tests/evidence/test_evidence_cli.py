@@ -71,11 +71,12 @@ def test_verify_records_by_default_and_not_with_no_record(use_kb, tmp_path):
     # no patch finds a backward() call to change (not_applicable: recorded, not counted).
     snippet = tmp_path / "fails.py"
     snippet.write_text("raise RuntimeError('Trying to backward through the graph a second time')\n")
+    # Exit 4: it ran, but no fix was verified (docs/cli.md)
     quiet = troubleshoot("verify", str(snippet), "--json", "--no-record", env=use_kb)
-    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.returncode == 4, quiet.stderr
     assert json.loads(troubleshoot("stats", "--json", env=use_kb).stdout)["store"]["verifications"] == 0
     loud = troubleshoot("verify", str(snippet), "--json", "--keep-snippet", env=use_kb)
-    assert loud.returncode == 0, loud.stderr
+    assert loud.returncode == 4, loud.stderr
     engine = create_engine(f"sqlite:///{tmp_path / 'var' / 'troubleshoot.db'}")
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT surface, entry_id, reproduced, error_type, snippet FROM verifications")).all()
@@ -118,7 +119,7 @@ def test_stats_without_a_store_and_with_an_unreachable_one(use_kb, tmp_path, cap
     assert capsys.readouterr().out.startswith("Evidence store: none yet")
     assert not (tmp_path / "var" / "troubleshoot.db").exists()  # stats creates nothing
     monkeypatch.setenv("DATABASE_URL", "postgresql+psycopg://postgres:hunter2@127.0.0.1:1/none?connect_timeout=2")
-    assert main(["stats", "--json"]) == 2
+    assert main(["stats", "--json"]) == 3  # a service unreachable (docs/cli.md)
     err = capsys.readouterr().err
     assert err.startswith("troubleshoot stats: cannot read the evidence store at postgresql+psycopg://postgres:***@")
     assert "hunter2" not in err

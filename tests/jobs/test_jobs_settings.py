@@ -71,7 +71,7 @@ def test_gpus_come_from_device_nodes(tmp_path):
 
 @pytest.mark.parametrize("env, args, message", [
     ({}, [], "REDIS_URL is not set"),
-    ({"REDIS_URL": "redis://127.0.0.1:1/0"}, ["--concurrency", "0"], "--concurrency must be at least 1"),
+    ({"REDIS_URL": "redis://127.0.0.1:1/0"}, ["--concurrency", "0"], "--concurrency: must be at least 1"),
     ({"REDIS_URL": "redis://127.0.0.1:1/0", "TROUBLESHOOT_JOB_SECONDS": "soon"}, [], "TROUBLESHOOT_JOB_SECONDS"),
 ])
 @pytest.mark.slow

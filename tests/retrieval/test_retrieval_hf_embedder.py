@@ -40,7 +40,9 @@ def test_index_with_minilm_and_refusal_of_the_usem_index(minilm, kb_copy, tmp_pa
 def test_usem_module_saves_and_loads_as_a_sentence_transformer(embedder, tmp_path):
     from sentence_transformers import SentenceTransformer
 
-    embedder.model.save(str(tmp_path / "usem"))
+    from bot.embed import usem_sentence_transformer
+
+    usem_sentence_transformer().save(str(tmp_path / "usem"))
     again = SentenceTransformer(str(tmp_path / "usem"), device="cpu", trust_remote_code=True)
     a = again.encode(["CUDA out of memory"])
     b = embedder.encode(["CUDA out of memory"])

@@ -102,7 +102,7 @@ def test_damaged_index_is_reported(kb_copy, tmp_path, embedder):
     index_dir = tmp_path / "index"
     _build(kb_copy, index_dir, embedder)
     (index_dir / "vectors.faiss").write_bytes(b"not a faiss file")
-    with pytest.raises(idx.IndexProblem, match="damaged.*--full"):
+    with pytest.raises(idx.IndexDamaged, match="damaged.*troubleshoot index build"):
         idx.SearchIndex.load(index_dir, "usem3", 512)
 
 

@@ -128,6 +128,10 @@ class FakeSlack:
         self._ts = itertools.count(1)
         self._ws: list["_WebSocket"] = []
         self.socket_acks: list[dict] = []
+        self.admins: set[str] = set()                 # users.info says is_admin for these
+        self.channel_creators: dict[str, str] = {}    # conversations.info's creator
+        self.home_views: dict[str, dict] = {}         # views.publish, by user
+        self.opened_views: list[dict] = []            # views.open
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack", daemon=True)
@@ -372,9 +376,47 @@ class FakeSlack:
         view = json.loads(view) if isinstance(view, str) else view
         if not body.get("trigger_id") or not isinstance(view, dict):
             return {"ok": False, "error": "invalid_arguments"}
+        problems = block_problems(view.get("blocks"), "modal", where="views.open")
+        for i, block in enumerate(view.get("blocks") or []):
+            if block.get("type") == "input" and not block.get("element"):
+                problems.append(f"views.open: block {i}: input without element")
         if len(view.get("blocks") or []) > 100:
-            return {"ok": False, "error": "invalid_blocks"}
+            problems.append("views.open: more than 100 blocks")
+        if len(((view.get("title") or {}).get("text") or "")) > 24:
+            problems.append("views.open: title over 24 characters")
+        if problems:
+            self.violations.extend(problems)
+            return {"ok": False, "error": "invalid_blocks", "errors": problems}
+        self.opened_views.append(view)
         return {"ok": True, "view": dict(view, id="V" + uuid.uuid4().hex[:8].upper())}
+
+    def _api_views_publish(self, body):
+        view = body.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        if not body.get("user_id") or not isinstance(view, dict) or view.get("type") != "home":
+            return {"ok": False, "error": "invalid_arguments"}
+        problems = block_problems(view.get("blocks"), "home", where="views.publish")
+        if len(view.get("blocks") or []) > 100:
+            problems.append("views.publish: more than 100 blocks")
+        if problems:
+            self.violations.extend(problems)
+            return {"ok": False, "error": "invalid_blocks", "errors": problems}
+        self.home_views[body["user_id"]] = view
+        return {"ok": True, "view": dict(view, id="V" + uuid.uuid4().hex[:8].upper())}
+
+    def _api_users_info(self, body):
+        user = body.get("user")
+        if not user:
+            return {"ok": False, "error": "user_not_found"}
+        admin = user in self.admins
+        return {"ok": True, "user": {"id": user, "team_id": self.team_id, "is_admin": admin, "is_owner": False,
+                                     "is_primary_owner": False, "is_bot": False}}
+
+    def _api_conversations_info(self, body):
+        channel = body.get("channel")
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "channel": {"id": channel, "creator": self.channel_creators.get(channel, "U0SOMEONE")}}
 
     def _api_files_getUploadURLExternal(self, body):
         if not body.get("filename") or not body.get("length"):

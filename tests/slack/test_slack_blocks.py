@@ -1,13 +1,17 @@
-"""Block Kit answers: split at 3,000 characters, at most 50 blocks, fallback text,
-never rejected for length (checked with slack_sdk's own validation and with the
-fake Slack's limits)."""
+"""Block Kit answers: a first message that fits one screen (at most 1,500 visible
+characters) with the details on demand; split at 3,000 characters, at most 50 blocks,
+fallback text, never rejected for length (checked with slack_sdk's own validation and
+with the fake Slack's limits)."""
 
 from __future__ import annotations
 
+import json
+
 from slack_fake_api import block_problems
 
-from bot.slack.blocks import (SECTION_LIMIT, answer_message, compact_answer_message, split_mrkdwn,
-                              verification_progress, verification_result)
+from bot.slack.blocks import (FIRST_MESSAGE_LIMIT, SECTION_LIMIT, answer_message, compact_answer_message,
+                              details_message, details_view, minimal_answer_message, output_excerpt, split_mrkdwn,
+                              tidy, verification_progress, verification_result, visible_chars)
 
 
 def match(i: int = 0, *, root_cause: str = "Autograd freed the saved tensors.", n_workarounds: int = 2,
@@ -52,44 +56,75 @@ def test_a_single_huge_line_is_cut_too():
     assert all(len(c) <= SECTION_LIMIT for c in chunks) and "".join(chunks) == "E" * 10_000
 
 
-def test_a_long_answer_is_split_into_sections_under_the_limit():
+def test_a_long_answer_is_split_into_sections_under_the_limit_in_the_details():
     answer = {"answered": True, "language": "en", "matches": [match(root_cause="Freed buffers. " * 700)]}
-    payload = rendered(answer_message(answer, answer_id=7))
+    payload = rendered(details_message(answer, 7))
     texts = section_texts(payload)
     assert all(len(t) <= 3000 for t in texts)
     assert sum(t.count("Freed") for t in texts) == 700  # nothing lost, no word cut
     assert payload["text"] and len(payload["text"]) <= 3000
+    first = rendered(answer_message(answer, answer_id=7))
+    assert visible_chars(first) <= FIRST_MESSAGE_LIMIT  # the first message takes one sentence of it
 
 
 def test_a_huge_answer_stays_within_50_blocks_and_says_it_was_shortened():
     answer = {"answered": True, "language": "en",
               "matches": [match(n_workarounds=40, code="y = x * 2\n" * 500)] + [match(i) for i in range(1, 4)]}
-    payload = rendered(answer_message(answer, answer_id=8))
+    payload = rendered(details_message(answer, 8))
     assert len(payload["blocks"]) == 50
-    assert payload["blocks"][-2]["type"] == "actions"  # the buttons always survive
-    assert "more parts not shown" in payload["blocks"][-3]["elements"][0]["text"]
+    assert "more parts not shown" in payload["blocks"][-2]["elements"][0]["text"]
+    view = details_view(answer, 8).to_dict()  # slack_sdk validates the modal (100 blocks at most)
+    assert len(view["blocks"]) <= 100
+    first = rendered(answer_message(answer, answer_id=8))
+    assert visible_chars(first) <= FIRST_MESSAGE_LIMIT
+    assert any(b["type"] == "actions" for b in first["blocks"])
 
 
-def test_answers_show_root_cause_workarounds_dead_ends_sources_and_buttons():
-    answer = {"answered": True, "language": "en", "matches": [match(0), match(1)]}
+def test_the_first_message_is_short_and_the_details_hold_the_rest():
+    long_cause = ("Autograd frees the saved tensors after the first backward pass, so a second pass finds "
+                  "them gone. " + "More background on graphs and buffers. " * 30)
+    answer = {"answered": True, "language": "en", "matches": [match(0, root_cause=long_cause, n_workarounds=4),
+                                                              match(1)]}
     payload = rendered(answer_message(answer, answer_id=3, votes=(2, 1)))
     body = "\n".join(section_texts(payload))
-    assert "Example error 0" in body and "Root cause" in body and "Autograd freed" in body
-    assert "Workaround 0" in body and "worked 80% · fixed 4 of 5 verified runs on torch 2.13" in body
-
-    assert "detach() first" in body and "`pytorch/no-grad-fn`" in body
-    assert "<https://pytorch.org/docs/stable/autograd.html|Docs / autograd>" in body
+    assert visible_chars(payload) <= FIRST_MESSAGE_LIMIT
+    assert "Example error 0" in body and "Match confidence: high" in body
+    assert "Autograd frees the saved tensors" in body and "More background" not in body  # one sentence
+    assert "Best fix: Workaround 0" in body and "worked 80% · fixed 4 of 5 verified runs on torch 2.13" in body
+    assert "loss.backward()" in body  # the fix's code
+    assert "Workaround 1" not in body and "Example error 1" not in body
+    context_text = " ".join(e["text"] for b in payload["blocks"] if b["type"] == "context" for e in b["elements"])
+    assert "detach() first" in context_text  # the most tempting dead end, one line
     actions = next(b for b in payload["blocks"] if b["type"] == "actions")
     labels = [e["text"]["text"] for e in actions["elements"]]
-    assert labels == ["Verify fix", "👍 2", "👎 1"]
+    assert labels == ["Verify fix", "All fixes & details", "👍 2", "👎 1"]
     assert {e["value"] for e in actions["elements"]} == {"3"}
+    assert "0.92" not in json.dumps(payload)  # confidence in words, not a score
+
+    details = "\n".join(section_texts(rendered(details_message(answer, 3))))
+    assert "Root cause" in details and "More background" in details
+    assert all(f"Workaround {k}" in details for k in range(4))
+    assert "detach() first" in details and "No grad_fn left." in details
+    assert "<https://pytorch.org/docs/stable/autograd.html|Docs / autograd>" in details
+    assert "a local note" not in details  # no internal file names among the sources
+
+
+def test_a_dead_end_names_the_error_it_leads_to_by_title():
+    m = match(0)
+    m["dead_ends"][0]["leads_to_title"] = "Tensor has no grad_fn"
+    payload = rendered(answer_message({"answered": True, "language": "en", "matches": [m]}, answer_id=1))
+    text = json.dumps(payload)
+    assert "Tensor has no grad_fn" in text and "pytorch/no-grad-fn" not in text
+    details = json.dumps(rendered(details_message({"answered": True, "language": "en", "matches": [m]}, 1)))
+    assert "Tensor has no grad_fn" in details and "pytorch/no-grad-fn" not in details
 
 
 def test_private_answers_get_a_share_button():
     answer = {"answered": True, "language": "en", "matches": [match()]}
     actions = next(b for b in rendered(answer_message(answer, answer_id=4, private=True))["blocks"]
                    if b["type"] == "actions")
-    assert [e["action_id"] for e in actions["elements"]] == ["verify_fix", "vote_up", "vote_down", "share_answer"]
+    assert [e["action_id"] for e in actions["elements"]] == ["verify_fix", "answer_details", "vote_up", "vote_down",
+                                                              "share_answer"]
 
 
 def test_an_unsure_answer_says_so_in_the_askers_language():
@@ -100,38 +135,70 @@ def test_an_unsure_answer_says_so_in_the_askers_language():
 
 
 def test_korean_and_chinese_labels():
-    for lang, label in (("ko", "근본 원인"), ("zh", "根本原因")):
-        payload = rendered(answer_message({"answered": True, "language": lang, "matches": [match()]}, answer_id=1))
-        assert label in "\n".join(section_texts(payload))
+    for lang, first_label, label in (("ko", "가장 좋은 해결책", "근본 원인"), ("zh", "最佳修复", "根本原因")):
+        answer = {"answered": True, "language": lang, "matches": [match()]}
+        payload = rendered(answer_message(answer, answer_id=1))
+        assert first_label in "\n".join(section_texts(payload))
+        assert "All fixes" not in json.dumps(payload, ensure_ascii=False)
+        assert label in "\n".join(section_texts(rendered(details_message(answer, 1))))
 
 
-def test_text_from_the_knowledge_base_is_escaped_for_mrkdwn():
-    answer = {"answered": True, "language": "en", "matches": [match(root_cause="if a < b & c > d")]}
-    assert "if a &lt; b &amp; c &gt; d" in "\n".join(section_texts(rendered(answer_message(answer, answer_id=1))))
+def test_folded_chinese_text_loses_its_stray_spaces():
+    assert tidy("为了节省内存， autograd 会释放\n中间张量。 之后再次反向传播") == "为了节省内存，autograd 会释放中间张量。之后再次反向传播"
+    assert tidy("메모리를 아끼기 위해 버퍼를 해제합니다") == "메모리를 아끼기 위해 버퍼를 해제합니다"  # Korean keeps its spaces
+    m = match(0, root_cause="计算图的缓冲区\n已经被释放。 第二次反向传播失败。")
+    payload = rendered(answer_message({"answered": True, "language": "zh", "matches": [m]}, answer_id=1))
+    assert "计算图的缓冲区已经被释放。" in "\n".join(section_texts(payload))
 
 
-def test_compact_form_is_small():
+def test_text_from_the_knowledge_base_is_escaped_for_mrkdwn_and_in_the_notification():
+    answer = {"answered": True, "language": "en",
+              "matches": [match(root_cause="if a < b & c > d <!channel> happens, it fails")]}
+    payload = rendered(answer_message(answer, answer_id=1))
+    assert "if a &lt; b &amp; c &gt; d" in "\n".join(section_texts(payload))
+    assert "<!channel>" not in payload["text"] and "&lt;!channel&gt;" in payload["text"]
+
+
+def test_compact_and_minimal_forms_are_small_and_keep_the_fix_and_buttons():
     answer = {"answered": True, "language": "en", "matches": [match(n_workarounds=40, root_cause="x" * 9000)]}
     payload = rendered(compact_answer_message(answer, answer_id=1))
     assert len(payload["blocks"]) < 10
+    minimal = rendered(minimal_answer_message(answer, answer_id=1))
+    assert "Workaround 0" in json.dumps(minimal) and "loss.backward()" in json.dumps(minimal)
+    assert [b["type"] for b in minimal["blocks"]] == ["section", "actions"]
 
 
 def test_verification_messages():
-    progress = rendered(verification_progress("en", "fix 2 of 3: retain_graph=True", 1, 4))
-    assert "fix 2 of 3: retain_graph=True (1/4)" in progress["text"]
+    titles = {"retain-graph": "Keep the graph for the second pass"}
+    progress = rendered(verification_progress("en", "fix 2 of 3: retain-graph", 2, 4, titles=titles))
+    assert "1 of 3 fixes checked · now trying: Keep the graph for the second pass" in progress["text"]
+    assert "retain-graph" not in progress["text"] and "/4" not in progress["text"]  # one counter, titles not ids
     assert "원본 실행 중" in rendered(verification_progress("ko", "running original", 0, 1))["text"]
     result = {"reproduced": True, "exit_reason": "error", "output": "line\n" * 100,
               "error": {"type": "RuntimeError", "message": "Trying to backward through the graph a second time",
                         "entry_id": "pytorch/backward-twice"},
               "fixes": [{"workaround": "w0", "status": "fixed", "error": None, "seconds": 1.5,
-                         "peak_memory_bytes": 50 * 2**20},
+                         "peak_memory_bytes": 50 * 2**20,
+                         "diff": "--- snippet.py\n+++ snippet.py (p)\n@@ -1,2 +1,2 @@\n-y.backward()\n+y.backward(retain_graph=True)\n"},
                         {"workaround": "d1", "status": "new_error", "error": {"type": "RuntimeError"},
                          "seconds": 1.1, "peak_memory_bytes": 0, "kind": "dead_end"}]}
-    payload = rendered(verification_result(result, "en", titles={"w0": "Add the losses"}, file_attached=True))
+    payload = rendered(verification_result(result, "en", titles={"w0": "Add the losses"}, file_attached=True,
+                                           user="U0ASKER"))
     body = "\n".join(section_texts(payload))
     assert "Add the losses*: fixed (1.5s, 50 MiB)" in body
+    assert "+y.backward(retain_graph=True)" in body and "+++" not in body  # the fix's diff
     assert "d1*: new error _(a dead end from the answer)_" in body and "full output attached" in body
     assert body.count("line\n") == 15  # the excerpt: the last lines only
+    assert "<@U0ASKER>" in json.dumps(payload)
+
+
+def test_the_output_excerpt_never_cuts_a_line():
+    output = "\n".join(f"{i:03d} " + "x" * 150 for i in range(40))
+    excerpt, cut = output_excerpt(output)
+    assert cut and len(excerpt) <= 1200
+    assert all(line.startswith(tuple(f"{i:03d} " for i in range(40))) and len(line) == 154
+               for line in excerpt.split("\n"))
+    assert excerpt.endswith("039 " + "x" * 150)
 
 
 def test_an_estimate_is_shown_as_an_estimate_without_a_percentage():

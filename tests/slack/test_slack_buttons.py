@@ -92,11 +92,13 @@ def test_verify_fix_runs_the_threads_snippet_and_reports_each_fix(bot, fake_slac
     settle(bot, verifications=True)
 
     statuses = [m for m in fake_slack.bot_messages("C0GENERAL") if m is not answer]
-    assert len(statuses) == 1  # one status message
-    status = statuses[0]
-    assert status["thread_ts"] == "1700006010.000100"
+    assert len(statuses) == 2  # one status message, and a new one that tells the asker it is done
+    status, done = statuses
+    assert status["thread_ts"] == done["thread_ts"] == "1700006010.000100"
+    assert done["text"].startswith("<@U0ASKER>") and "Verification finished" in done["text"]
     updates = [b["text"] for b in fake_slack.bodies("chat.update") if b["ts"] == status["ts"]]
     assert any("Verifying your snippet" in u for u in updates[:-1])  # it moved while running
+    assert not any("(1/" in u or "(2/" in u for u in updates)  # one counter, not two
     final = json.dumps(status["blocks"], ensure_ascii=False)
     assert "The error reproduces" in final and "RuntimeError" in final
     assert "fixed" in final and "retain_graph=True" in final
@@ -130,7 +132,7 @@ def test_verify_without_a_snippet_opens_a_modal_and_runs_what_is_pasted(bot, fak
     assert reply.status == 200 and reply.body in (b"", b"{}")
     settle(bot, verifications=True)
     status = [m for m in fake_slack.bot_messages("C0GENERAL") if m is not answer]
-    assert len(status) == 1 and status[0]["thread_ts"] == "1700006020.000100"
+    assert len(status) == 2 and status[0]["thread_ts"] == "1700006020.000100"  # the status and the notice
     assert "The error reproduces" in json.dumps(status[0]["blocks"])
 
 
@@ -148,8 +150,8 @@ def test_verify_on_a_private_answer_reports_in_a_direct_message(bot, fake_slack)
     bot.sender.interaction(view_submission_payload(answer_id=answer_id, code=SNIPPET))
     settle(bot, verifications=True)
     assert fake_slack.bot_messages("C0GENERAL") == []  # nothing public
-    [status] = fake_slack.bot_messages("D0ASKER")
-    assert "The error reproduces" in json.dumps(status["blocks"])
+    status, done = fake_slack.bot_messages("D0ASKER")
+    assert "The error reproduces" in json.dumps(status["blocks"]) and "<@U0ASKER>" in done["text"]
 
 
 def test_broker_down_answers_still_work_and_verify_says_why(bot_factory, fake_slack, monkeypatch):
@@ -164,7 +166,7 @@ def test_broker_down_answers_still_work_and_verify_says_why(bot_factory, fake_sl
     bot = bot_factory()  # its default executor is chosen from the environment
     answer, answer_id = ask(bot, fake_slack, "1700006040.000100",
                             f"<@UBOT01> this fails:\n```{SNIPPET}```\n```{ERROR}```")
-    assert "pytorch/backward-twice" in json.dumps(answer["blocks"])
+    assert bot.ctx.store.get_answer(answer_id).entry_id == "pytorch/backward-twice"
     bot.sender.interaction(button_payload(action_id="verify_fix", value=str(answer_id), message=answer))
     settle(bot, verifications=True)
     [status] = [m for m in fake_slack.bot_messages("C0GENERAL") if m is not answer]

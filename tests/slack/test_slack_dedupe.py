@@ -91,11 +91,12 @@ def test_own_and_other_bots_messages_are_ignored(bot, fake_slack):
         assert bot.sender.event(event).status == 200
     settle(bot)
     assert fake_slack.bodies("chat.postMessage") == []
-    # A person's direct message is answered, in its thread.
+    # A person's direct message is answered, inline (a DM is a conversation, not a channel).
     bot.sender.event({"type": "message", "channel": "D0ASKER", "channel_type": "im", "user": "U0ASKER",
                       "ts": "1700001008.000100", "text": ERROR, "client_msg_id": "cm-dm"})
     settle(bot)
-    assert len(answers(fake_slack, "1700001008.000100")) == 1
+    [answer] = fake_slack.bodies("chat.postMessage")
+    assert answer["channel"] == "D0ASKER" and "thread_ts" not in answer
 
 
 def test_an_edit_that_adds_a_mention_is_answered_once_and_other_edits_are_not(bot, fake_slack):

@@ -19,7 +19,7 @@ def mention_with_files(ts: str, files: list[dict], text: str = "") -> dict:
             "text": f"<@UBOT01> {text}".strip(), "files": files, "event_ts": ts}
 
 
-def reply_text(fake, thread_ts: str) -> str:
+def reply_text(fake, thread_ts: str | None) -> str:
     [body] = [b for b in fake.bodies("chat.postMessage") if b.get("thread_ts") == thread_ts]
     return json.dumps(body["blocks"], ensure_ascii=False) + body["text"]
 
@@ -42,7 +42,7 @@ def test_a_shared_file_known_only_by_id_is_looked_up(bot, fake_slack):
     bot.sender.event(event)
     assert bot.ctx.work_pool.wait_idle(60)
     assert [b["file"] for b in fake_slack.bodies("files.info")] == [info["id"]]
-    assert "pytorch/backward-twice" in reply_text(fake_slack, "1700002001.000100")
+    assert "pytorch/backward-twice" in reply_text(fake_slack, None)  # a DM: answered inline
 
 
 def test_wrong_type_too_big_and_sign_in_page_are_reported_not_read(bot, fake_slack):

@@ -26,3 +26,12 @@ def test_manifest_matches_the_listeners():
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert scopes >= {"app_mentions:read", "chat:write", "commands", "im:history", "channels:history",
                       "groups:history", "files:read", "files:write", "im:write"}
+
+
+def test_the_manifest_covers_group_dms_and_the_new_surfaces():
+    manifest = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    events = set(manifest["settings"]["event_subscriptions"]["bot_events"])
+    assert {"mpim:history", "users:read", "channels:read", "groups:read"} <= scopes
+    assert {"message.mpim", "app_home_opened"} <= events
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True

@@ -27,7 +27,7 @@ def test_slash_command_answers_privately_with_a_share_button(bot, fake_slack):
     settle(bot)
     [posted] = [r.body for r in fake_slack.calls("response_url")]
     assert posted["response_type"] == "ephemeral"
-    assert "pytorch/backward-twice" in blocks_text(posted) and "근본 원인" in blocks_text(posted)
+    assert "pytorch/backward-twice" in blocks_text(posted) and "가장 좋은 해결책" in blocks_text(posted)
     assert "share_answer" in blocks_text(posted)
     assert fake_slack.bodies("chat.postMessage") == []  # nothing public
     assert fake_slack.violations == []
@@ -97,7 +97,7 @@ def test_a_bare_mention_in_a_thread_answers_the_threads_parent_in_the_askers_lan
     assert fake_slack.bodies("conversations.replies")[0]["ts"] == parent["ts"]
     [answer] = fake_slack.bodies("chat.postMessage")
     assert answer["thread_ts"] == parent["ts"]
-    assert "pytorch/backward-twice" in blocks_text(answer) and "근본 원인" in blocks_text(answer)
+    assert "pytorch/backward-twice" in blocks_text(answer) and "가장 좋은 해결책" in blocks_text(answer)
 
 
 def test_a_bare_mention_outside_a_thread_asks_for_the_error(bot, fake_slack):

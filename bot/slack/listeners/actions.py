@@ -1,20 +1,27 @@
-"""Buttons on answers: Verify fix, 👍 / 👎, Share in channel."""
+"""Buttons on answers: Verify fix, All fixes & details, 👍 / 👎 (👎 asks why), Share in channel.
+
+Vote counts on the message: Slack runs many clicks at once, and their updates may land
+in any order; so each redraw reads the counts from the store and, after its update,
+reads them again and redraws until they stand still (one lock per answer in this
+process; across processes the last redraw always follows the last vote)."""
 
 from __future__ import annotations
 
 import logging
+import threading
 
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
-from bot.slack.blocks import (SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION, answer_buttons,
-                              answer_message, snippet_modal, text_message)
+from bot.slack.blocks import (DETAILS_ACTION, SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION,
+                              answer_buttons, answer_message, details_message, details_view, downvote_modal,
+                              snippet_modal, text_message)
 from bot.slack.i18n import t
 from bot.slack.listeners._common import ack_now, apologise_on_failure
-from bot.slack.services.answering import stored_answer
+from bot.slack.services.answering import stored_answer, verify_allowed
 from bot.slack.services.context import BotContext
-from bot.slack.services.slack_api import PLACE_ERRORS, Where, open_dm, post, respond_url, slack_error
+from bot.slack.services.slack_api import PLACE_ERRORS, Where, open_dm, post, respond_url, slack_error, update
 from bot.slack.services.snippets import find_snippet
 from bot.slack.services.verification import start_verification
 
@@ -57,13 +64,67 @@ def verify_from_slack(ctx: BotContext, body: dict, *, answer_id: int, row, answe
     user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
     where = verification_where(ctx, row, user, private)
     started = start_verification(ctx, code=code, user_hash=ctx.store.user_hash(team, user), answer_id=answer_id,
-                               where=where, lang=row.language, answer=answer)
+                                 where=where, lang=row.language, answer=answer, user=user)
     if not started:
         if body.get("type") == "view_submission":
             post(ctx.client, Where(channel=where.channel, thread_ts=where.thread_ts, user=user, private=True),
                  [text_message(t("already_running", row.language))])
         else:
             private_notice(ctx, body, t("already_running", row.language))
+
+
+_vote_locks: dict[int, threading.Lock] = {}
+_vote_locks_guard = threading.Lock()
+MAX_REDRAWS = 5
+
+
+def _vote_lock(answer_id: int) -> threading.Lock:
+    with _vote_locks_guard:
+        return _vote_locks.setdefault(answer_id, threading.Lock())
+
+
+def redraw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict) -> None:
+    """Show the store's current counts on the answer; again while they keep moving."""
+    with _vote_lock(answer_id):
+        shown = None
+        for _ in range(MAX_REDRAWS):
+            votes = ctx.store.vote_counts(answer_id)
+            if votes == shown:
+                return
+            _draw_votes(ctx, body, answer_id=answer_id, row=row, answer=answer, votes=votes)
+            shown = votes
+
+
+def _draw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict, votes: tuple[int, int]) -> None:
+    if _is_ephemeral(body):
+        respond_url(body["response_url"], answer_message(answer, answer_id=answer_id, votes=votes, private=True),
+                    replace=True)
+        return
+    message = body.get("message") or {}
+    block_id = f"answer-{answer_id}"
+    blocks = message.get("blocks") or []
+    old = next((b for b in blocks if b.get("block_id") == block_id), None)
+    if old is None:  # not our layout: redraw from the store
+        new = answer_message(answer, answer_id=answer_id, votes=votes)
+        text, blocks = new.text, new.payload()["blocks"]
+    else:
+        action_ids = {e.get("action_id") for e in old.get("elements", [])}
+        buttons = answer_buttons(answer_id, row.language, votes, private=SHARE_ACTION in action_ids,
+                                 verify=VERIFY_ACTION in action_ids, details=DETAILS_ACTION in action_ids).to_dict()
+        blocks = [buttons if b is old else b for b in blocks]
+        text = message.get("text") or ""
+    channel = (body.get("channel") or {}).get("id") or body["container"]["channel_id"]
+    update(ctx.client, channel, body["container"]["message_ts"], [_RawMessage(text, blocks)])
+
+
+class _RawMessage:
+    """Blocks as Slack gave them back (dicts), redrawn with new buttons."""
+
+    def __init__(self, text: str, blocks: list[dict]):
+        self.text, self.blocks = text, blocks
+
+    def payload(self) -> dict:
+        return {"text": self.text, "blocks": self.blocks}
 
 
 def register(app: App, ctx: BotContext) -> None:
@@ -79,29 +140,36 @@ def register(app: App, ctx: BotContext) -> None:
             return
         row, answer = stored
         vote = 1 if body["actions"][0]["action_id"] == VOTE_UP_ACTION else -1
-        result = ctx.store.vote(answer_id, ctx.store.user_hash(team, user), vote)
+        user_hash = ctx.store.user_hash(team, user)
+        result = ctx.store.vote(answer_id, user_hash, vote)
         if not result.changed:
+            # A repeated click: say so, only to the clicker.
+            private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == 1 else "👎"))
             return
-        votes = (result.up, result.down)
+        if vote == -1 and body.get("trigger_id"):
+            try:  # 👎: ask why (the modal needs the trigger, which expires in 3 seconds: first)
+                ctx.client.views_open(trigger_id=body["trigger_id"], view=downvote_modal(answer_id, row.language))
+            except Exception as exc:  # noqa: BLE001 - the vote counts without a reason
+                log.info("no reason modal: %s", type(exc).__name__)
         with apologise_on_failure(ctx, "vote update", None):
-            if _is_ephemeral(body):
-                respond_url(body["response_url"], answer_message(answer, answer_id=answer_id, votes=votes, private=True),
-                            replace=True)
-                return
-            message = body.get("message") or {}
-            block_id = f"answer-{answer_id}"
-            blocks = message.get("blocks") or []
-            old = next((b for b in blocks if b.get("block_id") == block_id), None)
-            if old is None:  # not our layout: redraw from the store
-                new = answer_message(answer, answer_id=answer_id, votes=votes)
-                text, blocks = new.text, new.payload()["blocks"]
-            else:
-                has_verify = any(e.get("action_id") == VERIFY_ACTION for e in old.get("elements", []))
-                buttons = answer_buttons(answer_id, row.language, votes, private=False, verify=has_verify).to_dict()
-                blocks = [buttons if b is old else b for b in blocks]
-                text = message.get("text") or ""
-            channel = (body.get("channel") or {}).get("id") or body["container"]["channel_id"]
-            ctx.client.chat_update(channel=channel, ts=body["container"]["message_ts"], text=text, blocks=blocks)
+            redraw_votes(ctx, body, answer_id=answer_id, row=row, answer=answer)
+
+    def on_details(body: dict) -> None:
+        answer_id, user, _team = _ids(body)
+        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+        if stored is None or not user:
+            log.warning("details of unknown or malformed answer ignored")
+            return
+        row, answer = stored
+        try:
+            ctx.client.views_open(trigger_id=body["trigger_id"], view=details_view(answer, answer_id))
+            return
+        except (SlackApiError, KeyError) as exc:  # an expired trigger: the details as a private message
+            log.info("details modal not opened (%s): sending them privately", type(exc).__name__)
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        where = Where(channel=channel, user=user, response_url=body.get("response_url"), private=True)
+        with apologise_on_failure(ctx, "details", where, row.language):
+            post(ctx.client, where, [details_message(answer, answer_id)], lang=row.language)
 
     def on_share(body: dict) -> None:
         answer_id, user, _team = _ids(body)
@@ -111,7 +179,8 @@ def register(app: App, ctx: BotContext) -> None:
             return
         row, answer = stored
         if not ctx.store.claim(f"share:{answer_id}"):
-            return  # a double click: shared once already
+            private_notice(ctx, body, t("already_shared", row.language))  # a double click: shared once already
+            return
         channel = (body.get("channel") or {}).get("id") or row.channel
         message = answer_message(answer, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id),
                                  shared_by=user)
@@ -138,10 +207,14 @@ def register(app: App, ctx: BotContext) -> None:
             return
         row, answer = stored
         private = _is_ephemeral(body) or row.surface == "command"
+        if row.channel and not verify_allowed(ctx, _team, row.channel):
+            private_notice(ctx, body, t("verify_off", row.language))
+            return
         notice_where = Where(channel=(body.get("channel") or {}).get("id"), user=user,
                              response_url=body.get("response_url"), private=True)
         with apologise_on_failure(ctx, "verify", notice_where, row.language):
-            code = None if private else find_snippet(ctx, row.channel, row.thread_ts, row.question_ts)
+            code = None if private else find_snippet(ctx, row.channel, row.thread_ts or row.question_ts,
+                                                      row.question_ts)
             if code is None:
                 ctx.client.views_open(trigger_id=body["trigger_id"], view=snippet_modal(answer_id, row.language))
                 return
@@ -151,3 +224,4 @@ def register(app: App, ctx: BotContext) -> None:
     app.action(VOTE_DOWN_ACTION)(ack=ack_now, lazy=[on_vote])
     app.action(SHARE_ACTION)(ack=ack_now, lazy=[on_share])
     app.action(VERIFY_ACTION)(ack=ack_now, lazy=[on_verify])
+    app.action(DETAILS_ACTION)(ack=ack_now, lazy=[on_details])

@@ -11,15 +11,23 @@ Edits and deletions (the policy, also in the README):
   answered like a new mention; other edits are ignored (the answer stays with the
   text it answered; mention the bot again to ask anew);
 - when a question the bot answered is deleted, the bot deletes its answer too.
+
+Follow-ups: in a thread the bot has answered (and only there), a new error, a snippet
+or a question is answered without mentioning the bot again; chatter ("thanks!") is not.
+Direct messages are answered inline (a thread only when the user wrote in one).
+Events the bot does not use (file_shared, reaction_added, app_uninstalled, ...) are
+acknowledged with 200 so that Slack does not retry them.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
+from bot.slack.listeners import home
 from bot.slack.listeners._common import ack_now, apologise_on_failure, is_from_bot
 from bot.slack.services.answering import Question, answer_question, carries_error, prose_language
 from bot.slack.services.context import BotContext
@@ -60,21 +68,41 @@ def _answer_message_event(ctx: BotContext, *, event: dict, channel: str, team: s
         log.info("duplicate %s for %s:%s ignored", surface, channel, event.get("ts"))
         return
     thread_ts = event.get("thread_ts") or event["ts"]
-    where = Where(channel=channel, thread_ts=thread_ts, user=event.get("user"))
+    inline = surface == "dm" and not event.get("thread_ts")  # a DM is a conversation: answer inline
+    where = Where(channel=channel, thread_ts=None if inline else thread_ts, user=event.get("user"))
     parsed = parse_message(event)
     lang = prose_language(parsed.prose) or "en"
     with apologise_on_failure(ctx, f"{surface} answer", where, lang):
         question = parsed
-        if surface in ("mention", "edit") and not carries_error(parsed) and thread_ts != event["ts"]:
+        if surface in ("mention", "edit", "followup") and not carries_error(parsed) and thread_ts != event["ts"]:
             parent = _parent_message(ctx, channel, thread_ts)
             if parent is not None:
                 question = _merge(parse_message(parent), parsed)
         answer_question(ctx, Question(parsed=question, surface=surface, where=where, question_ts=event["ts"],
-                                      team=team, lang=prose_language(parsed.prose)))
+                                      team=team, lang=prose_language(parsed.prose), asker=event.get("user")))
 
 
 def _mentions_bot(ctx: BotContext, text: str | None) -> bool:
     return bool(ctx.bot_user_id) and f"<@{ctx.bot_user_id}" in (text or "")
+
+
+_QUESTION = re.compile(r"[?？]\s*$|^\s*(how|why|what|which|when|where|does|do|is|are|can|could|should|will|would|"
+                       r"any|still)\b|어떻게|왜|무엇|뭐|되나요|할까요|나요\??\s*$|为什么|怎么|如何|什么|吗[？?]?\s*$",
+                       re.IGNORECASE | re.MULTILINE)
+
+
+def is_follow_up(parsed: ParsedMessage) -> bool:
+    """Worth answering in a thread the bot answered: an error, code, a file, or a question."""
+    return carries_error(parsed) or bool(parsed.snippets) or bool(_QUESTION.search(parsed.prose or parsed.text))
+
+
+def auto_answers(ctx: BotContext, team: str | None, channel: str) -> bool:
+    """TROUBLESHOOT_AUTO_CHANNELS, unless `/troubleshoot config auto=off` turned it off;
+    or `/troubleshoot config auto=on`."""
+    settings = ctx.store.channel_settings(team, channel)
+    if settings is not None and settings.auto_answer is not None:
+        return settings.auto_answer
+    return channel in ctx.settings.auto_channels
 
 
 def register(app: App, ctx: BotContext) -> None:
@@ -103,11 +131,16 @@ def register(app: App, ctx: BotContext) -> None:
         keys = message_keys(team, channel, event, body.get("event_id"))
         if event.get("channel_type") == "im":
             _answer_message_event(ctx, event=event, channel=channel, team=team, surface="dm", keys=keys)
-        elif channel in ctx.settings.auto_channels:
-            is_root = event.get("thread_ts") in (None, event["ts"])
-            if is_root and looks_like_traceback(parse_message(event).text):
-                _answer_message_event(ctx, event=event, channel=channel, team=team, surface="auto", keys=keys)
-        # Channel messages that mention the bot are answered from their app_mention event.
+        elif _mentions_bot(ctx, event.get("text")):
+            return  # answered from its app_mention event
+        elif event.get("thread_ts") not in (None, event["ts"]):
+            # A reply in a thread: a follow-up when the bot answered in this thread.
+            if ctx.store.answered_in_thread(channel, event["thread_ts"]) is None:
+                return
+            if is_follow_up(parse_message(event)):
+                _answer_message_event(ctx, event=event, channel=channel, team=team, surface="followup", keys=keys)
+        elif auto_answers(ctx, team, channel) and looks_like_traceback(parse_message(event).text):
+            _answer_message_event(ctx, event=event, channel=channel, team=team, surface="auto", keys=keys)
 
     def on_edit(body: dict, event: dict) -> None:
         new, old = event.get("message") or {}, event.get("previous_message") or {}
@@ -132,5 +165,16 @@ def register(app: App, ctx: BotContext) -> None:
             except SlackApiError as exc:
                 log.warning("could not delete answer A%s: %s", row.id, exc.response.get("error"))
 
+    def on_other_event(body: dict) -> None:
+        kind = (body.get("event") or {}).get("type")
+        if kind in ("app_uninstalled", "tokens_revoked"):
+            log.warning("Slack says %s for team %s", kind, body.get("team_id"))
+        else:
+            log.debug("event %s not used", kind)
+
     app.event("app_mention")(ack=ack_now, lazy=[on_mention])
     app.event("message")(ack=ack_now, lazy=[on_message])
+
+    home.register(app, ctx)
+    # Last: every other event type is acknowledged (a 404 would make Slack retry it).
+    app.event(re.compile(r".*"))(ack=ack_now, lazy=[on_other_event])

@@ -1,4 +1,9 @@
-"""The "paste a snippet" modal opened by Verify fix when no snippet was found."""
+"""Modals: "paste a snippet" (Verify fix found none) and "why 👎" (a vote down).
+
+"The fix did not work" counts against the fix the answer showed first like a failed
+run from that asker: a verification report with that fix `still_fails`, recorded
+once per asker and answer, under the same rules as any run (bot/evidence/rates.py:
+failures count only once enough distinct askers report one)."""
 
 from __future__ import annotations
 
@@ -7,7 +12,10 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.blocks import SNIPPET_MODAL
+import hashlib
+
+from bot.evidence.record import record_verification
+from bot.slack.blocks import DOWNVOTE_MODAL, DOWNVOTE_REASONS, SNIPPET_MODAL
 from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
 from bot.slack.listeners.actions import verify_from_slack
@@ -67,4 +75,40 @@ def register(app: App, ctx: BotContext) -> None:
             verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code,
                                private=row.surface == "command" or not row.channel)
 
+    def ack_reason(ack, view: dict) -> None:
+        ack()
+
+    def save_reason(body: dict, view: dict) -> None:
+        answer_id = _answer_id(view)
+        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+        values = (view.get("state") or {}).get("values") or {}
+        reason = (((values.get("reason") or {}).get("choice") or {}).get("selected_option") or {}).get("value")
+        comment = ((values.get("comment") or {}).get("text") or {}).get("value")
+        user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
+        if stored is None or reason not in DOWNVOTE_REASONS or not user:
+            log.warning("a 👎 reason for an unknown answer or with no reason ignored")
+            return
+        row, answer = stored
+        user_hash = ctx.store.user_hash(team, user)
+        best = ((answer.get("matches") or [{}])[0] if answer.get("answered") else {}) or {}
+        fix = ((best.get("workarounds") or [{}])[0] or {}).get("id")
+        ctx.store.add_vote_reason(answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id,
+                                  workaround_id=fix, reason=reason, comment=comment)
+        if reason == "fix_failed" and row.entry_id and fix:
+            record_failed_fix(ctx, answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id, workaround=fix)
+        log.info("👎 reason %s for A%s", reason, answer_id)
+
     app.view_submission(SNIPPET_MODAL)(ack=ack_submission, lazy=[run_submission])
+    app.view_submission(DOWNVOTE_MODAL)(ack=ack_reason, lazy=[save_reason])
+
+
+def record_failed_fix(ctx: BotContext, *, answer_id: int, user_hash: str, entry_id: str, workaround: str) -> None:
+    """The asker says the fix did not work: one failed run of it from this asker (once per
+    answer: the report key is the answer and the asker)."""
+
+    key = hashlib.sha256(f"feedback:{answer_id}:{user_hash}".encode()).hexdigest()[:64]
+    report = {"reproduced": True, "exit_reason": "feedback", "error": {"entry_id": entry_id},
+              "job": {"id": key}, "environment": {},
+              "fixes": [{"workaround": workaround, "kind": "workaround", "status": "still_fails"}]}
+    record_verification(report, f"feedback on answer {answer_id}", surface="feedback", answer_id=answer_id,
+                        store=ctx.store, asker=user_hash)

@@ -3,23 +3,23 @@ base, record the answer, post it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
+import threading
 from dataclasses import dataclass
 
 from bot.evidence.record import record_gap
-from bot.evidence.signature import question_signature
-from bot.slack.blocks import answer_message, compact_answer_message, escape, text_message
+from bot.evidence.signature import question_hash
+from bot.kb.loader import current_knowledge as knowledge
+from bot.slack.blocks import answer_versions, escape, text_message, working_message
 from bot.slack.i18n import t
+from bot.slack.services.code_question import answer_code_question, code_question_of
 from bot.slack.services.context import BotContext
 from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
-from bot.slack.services.slack_api import Posted, Where, post
-from bot.text import InputError
+from bot.slack.services.slack_api import Posted, Where, post, update
 from bot.text.lang import detect_language
-from bot.text.normalize import normalise_message
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,9 @@ class Question:
     question_ts: str | None = None
     team: str | None = None
     lang: str | None = None  # the asker's language when we know it better than the text does
+    asker: str | None = None  # the Slack user id of who asked (stored only as a salted hash)
+
+WORKING_AFTER_S = 1.0  # an answer slower than this shows "Looking this up…" first, then replaces it
 
 
 def carries_error(parsed: ParsedMessage) -> bool:
@@ -52,15 +55,6 @@ def prose_language(text: str) -> str | None:
     return lang if lang in ("ko", "zh") else None
 
 
-def error_hash(text: str) -> str:
-    """The question's signature hash, the same one `troubleshoot ask` and the coverage
-    gaps record (bot/evidence/signature.py), so answers group alike whatever the surface."""
-    try:
-        return question_signature(text).hash
-    except InputError:  # nothing readable to sign: hash what there is
-        return hashlib.sha256(normalise_message(text).encode()).hexdigest()
-
-
 def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]:
     """The text to look up (message and attached files), and notes on skipped files."""
     parts = [parsed.text] if parsed.text.strip() else []
@@ -76,42 +70,132 @@ def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]
     return "\n\n".join(parts), notes
 
 
+def enrich(result: dict) -> dict:
+    """What the Slack answer shows beyond the `ask --json` document, from the knowledge
+    base: the titles of the errors dead ends lead to (never a bare id), and for the best
+    match its diagnosis and version notes (shown under "All fixes & details")."""
+    try:
+        kb = knowledge()
+    except Exception as exc:  # noqa: BLE001 - the answer goes out without the extras
+        log.warning("knowledge not loaded for the answer's extras: %s", type(exc).__name__)
+        return result
+    lang = result.get("language") or "en"
+    for i, match in enumerate(result.get("matches") or []):
+        for d in match.get("dead_ends") or []:
+            target = kb.resolve(d["leads_to"]) if d.get("leads_to") else None
+            if target is not None:
+                d["leads_to_title"] = target.title.get_text(lang)
+        entry = kb.resolve(match.get("id") or "") if i == 0 else None
+        if entry is None:
+            continue
+        if entry.diagnosis and not match.get("diagnosis"):
+            match["diagnosis"] = entry.diagnosis.get_text(lang)
+        if entry.affected_versions and not match.get("version_notes"):
+            match["version_notes"] = [{"versions": v.versions, "message": v.message,
+                                       "note": v.note.get_text(lang) if v.note else None}
+                                      for v in entry.affected_versions]
+    return result
+
+
+class _Working:
+    """Posts "Looking this up…" if the answer is not ready after WORKING_AFTER_S; the
+    answer then replaces it (one message in the thread either way)."""
+
+    def __init__(self, ctx: BotContext, where: Where, lang: str):
+        self.ctx, self.where, self.lang = ctx, where, lang
+        self.posted: Posted | None = None
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer = threading.Timer(WORKING_AFTER_S, self._post) if not where.private and where.channel else None
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _post(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            try:
+                self.posted = post(self.ctx.client, self.where, [working_message(self.lang)], lang=self.lang)
+            except Exception as exc:  # noqa: BLE001 - only a courtesy
+                log.info("no working message: %s", type(exc).__name__)
+
+    def finish(self) -> Posted | None:
+        """Stop the timer; the working message (if it went out) for the answer to replace."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._done = True
+            return self.posted if self.posted and self.posted.ts and self.posted.via == "message" else None
+
+
+def verify_allowed(ctx: BotContext, team: str | None, channel: str | None) -> bool:
+    settings = ctx.store.channel_settings(team, channel) if channel else None
+    return settings is None or settings.verify_allowed is not False
+
+
 def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     text, notes = gather_text(ctx, q.parsed)
-    lang = q.lang or prose_language(q.parsed.prose)
+    # The asker's language when they wrote Korean or Chinese; else the channel's default
+    # (`/troubleshoot config lang=...`); else retrieval decides from the text.
+    settings = ctx.store.channel_settings(q.team, q.where.channel) if q.where.channel else None
+    lang = q.lang or prose_language(q.parsed.prose) or (settings.language if settings else None)
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
-        return post(ctx.client, q.where, [message])
+        return post(ctx.client, q.where, [message], lang=lang or "en")
+
+    code = code_question_of(q.parsed, text)
+    if code is not None:  # Python code without error text: run it, answer from its real error
+        return answer_code_question(ctx, where=q.where, question=code, lang=lang, surface=q.surface, team=q.team,
+                                    question_ts=q.question_ts)
+    working = _Working(ctx, q.where, lang or "en")
     try:
-        # answer() takes text as Slack sends it and decodes entities itself; our text is
-        # already decoded, so escape it back: every entity is decoded exactly once.
-        with ctx.answer_slots:
-            result = ctx.answer_fn(escape(text), lang=lang, top=3)
-    except ValueError as exc:  # bot.answer.InputError: binary or empty input, said plainly
-        return post(ctx.client, q.where, [text_message(str(exc))])
+        try:
+            # answer() takes text as Slack sends it and decodes entities itself; our text is
+            # already decoded, so escape it back: every entity is decoded exactly once.
+            with ctx.answer_slots:
+                result = ctx.answer_fn(escape(text), lang=lang, top=3)
+        except ValueError as exc:  # bot.answer.InputError: binary or empty input, said plainly
+            return _deliver(ctx, q.where, [text_message(str(exc))], working.finish(), lang or "en")
+        result = enrich(result)
+    except BaseException:
+        working.finish()
+        raise
     lang = result.get("language") or lang or "en"
     matches = result.get("matches") or []
     best = matches[0] if result.get("answered") and matches else None
     confidence = best.get("confidence") if best else None
+    asker = ctx.store.user_hash(q.team, q.asker) if q.asker else None
     answer_id = ctx.store.add_answer(
         entry_id=best["id"] if best else None,
         confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-        language=lang, surface=q.surface, error_hash=error_hash(text),
+        language=lang, surface=q.surface, error_hash=question_hash(text),
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
-        answer_json=json.dumps(result, ensure_ascii=False))
-    private = q.where.private
-    versions = [
-        answer_message(result, answer_id=answer_id, private=private, notes=notes),
-        compact_answer_message(result, answer_id=answer_id, private=private),
-        text_message(answer_message(result, answer_id=answer_id).text),
-    ]
-    posted = post(ctx.client, q.where, versions)
+        answer_json=json.dumps(result, ensure_ascii=False), asker=asker)
+    versions = answer_versions(result, answer_id=answer_id, private=q.where.private, notes=notes,
+                               verify=settings is None or settings.verify_allowed is not False)
+    posted = _deliver(ctx, q.where, versions, working.finish(), lang)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
     # after posting: a question we had no confident answer for
     record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted
+
+
+def _deliver(ctx: BotContext, where: Where, versions, working: Posted | None, lang: str) -> Posted:
+    """Replace the working message with the answer, or post the answer."""
+    if working is not None:
+        try:
+            update(ctx.client, working.channel, working.ts, versions)
+            return working
+        except Exception as exc:  # noqa: BLE001 - post it instead, and take the placeholder away
+            log.warning("could not replace the working message: %s", type(exc).__name__)
+            try:
+                ctx.client.chat_delete(channel=working.channel, ts=working.ts)
+            except Exception:  # noqa: BLE001
+                pass
+    return post(ctx.client, where, versions, lang=lang)
 
 
 def stored_answer(ctx: BotContext, answer_id: int) -> tuple[object, dict] | None:

@@ -22,7 +22,8 @@ from typing import Protocol
 from bot.evidence.record import record_verification
 from bot.jobs import JobError, get_executor
 from bot.jobs import Executor as JobExecutor
-from bot.slack.blocks import apology_message, output_excerpt, verification_progress, verification_result
+from bot.slack.blocks import (apology_message, fix_titles, output_excerpt, verification_done_notice,
+                              verification_progress, verification_result)
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import Where, post, update
@@ -59,8 +60,9 @@ class _StatusUpdater:
     """Turns progress callbacks into chat.update calls, at most one a second; the
     last state is always shown by the final update."""
 
-    def __init__(self, ctx: BotContext, channel: str, ts: str, lang: str):
+    def __init__(self, ctx: BotContext, channel: str, ts: str, lang: str, titles: dict[str, str] | None = None):
         self.ctx, self.channel, self.ts, self.lang = ctx, channel, ts, lang
+        self.titles = titles or {}
         self._last = 0.0
         self._lock = threading.Lock()
 
@@ -71,28 +73,24 @@ class _StatusUpdater:
                 return
             self._last = now
         try:
-            update(self.ctx.client, self.channel, self.ts, [verification_progress(self.lang, stage, done, total)])
+            update(self.ctx.client, self.channel, self.ts,
+                   [verification_progress(self.lang, stage, done, total, titles=self.titles)])
         except Exception as exc:  # noqa: BLE001 - a missed progress update must not stop the run
             log.warning("progress update failed: %s", type(exc).__name__)
 
 
 def workaround_titles(answer: dict | None) -> dict[str, str]:
-    titles = {}
-    for match in (answer or {}).get("matches") or []:
-        for w in match.get("workarounds") or []:
-            if w.get("id"):
-                titles[w["id"]] = w.get("title") or w["id"]
-    return titles
+    return fix_titles(answer)
 
 
 def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where,
-                       lang: str, answer: dict | None = None) -> bool:
+                       lang: str, answer: dict | None = None, user: str | None = None) -> bool:
     """Start a verification on the verification pool; False (and nothing started) when
     this user already has one running, in this process or another sharing the store."""
     if not ctx.store.lock_verification(user_hash, answer_id):
         return False
     job = partial(_run_locked, ctx, code=code, user_hash=user_hash, answer_id=answer_id, where=where, lang=lang,
-                  answer=answer)
+                  answer=answer, user=user)
     try:
         if ctx.verify_pool is not None:
             ctx.verify_pool.submit(job)
@@ -105,12 +103,13 @@ def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id:
 
 
 def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where, lang: str,
-                answer: dict | None) -> None:
+                answer: dict | None, user: str | None = None) -> None:
     """Run one verification and report it in Slack; the user's lock is released at the end."""
     status = None
     try:
         status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
-        progress = _StatusUpdater(ctx, status.channel, status.ts, lang) if status.ts else (lambda *a: None)
+        titles = workaround_titles(answer)
+        progress = _StatusUpdater(ctx, status.channel, status.ts, lang, titles) if status.ts else (lambda *a: None)
         result = ctx.executor.submit(code, progress, lang=lang)
         # record_verification never raises; see bot/evidence/record.py
         record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store, asker=user_hash)
@@ -125,11 +124,18 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                 attached = True
             except Exception as exc:  # noqa: BLE001 - the summary still goes out
                 log.warning("uploading the full output failed: %s", type(exc).__name__)
-        final = verification_result(result, lang, titles=workaround_titles(answer), file_attached=attached)
+        final = verification_result(result, lang, titles=titles, file_attached=attached, user=user)
         if status.ts:
             update(ctx.client, status.channel, status.ts, [final])
         else:
             post(ctx.client, where, [final])
+        if user and status.channel:
+            # An edit notifies nobody: a new message in the thread tells the asker it is done.
+            try:
+                post(ctx.client, Where(channel=status.channel, thread_ts=where.thread_ts, user=user),
+                     [verification_done_notice(lang, user, result, titles=titles)], lang=lang)
+            except Exception as exc:  # noqa: BLE001 - the result is there already
+                log.warning("could not notify the asker: %s", type(exc).__name__)
         log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, result.get("reproduced"),
                  [f.get("status") for f in result.get("fixes") or []])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user

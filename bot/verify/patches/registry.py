@@ -57,6 +57,31 @@ def names() -> list[str]:
     return sorted(_PATCHES)
 
 
+def declared_names() -> list[str]:
+    """The names `names()` gives, read from the package's source without importing it.
+
+    Importing the patch modules imports libcst (about 0.5 s); the knowledge loader only
+    needs the names to check `patch:` fields, so `troubleshoot ask` reads them from the
+    `@register("name", ...)` decorators instead (a test checks both agree)."""
+    import ast
+    from pathlib import Path
+
+    import bot.verify.patches as package
+
+    found: set[str] = set()
+    for module in _modules():
+        path = Path(package.__path__[0]) / (module.rsplit(".", 1)[1] + ".py")
+        if not path.is_file():  # a sub-package or compiled module: ask the modules themselves
+            return names()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register":
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    return names()  # a computed name: only importing tells
+                found.add(first.value)
+    return sorted(found)
+
+
 def get(name: str) -> Patch:
     _load()
     try:

@@ -1,0 +1,91 @@
+"""`troubleshoot gaps [--json]` and `troubleshoot kb draft GAP [--dir DIR | -o FILE]`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail
+
+
+def _fail(prog: str, message: str, code: int = EXIT_INPUT) -> int:
+    return fail(prog, message, code)
+
+
+def _store(prog: str):
+    """(store or None, exit code or None): None and no error where nothing was recorded yet."""
+    from bot.evidence.db import get_store
+
+    try:
+        return get_store(create=False), None
+    except Exception as exc:  # noqa: BLE001 - an unreachable database is said plainly
+        from sqlalchemy.engine import make_url
+
+        from bot.store.db import database_url
+
+        where = make_url(database_url()).render_as_string(hide_password=True)
+        return None, _fail(prog, f"cannot read the evidence store at {where} ({type(exc).__name__}: {exc})", EXIT_SERVICE)
+
+
+def gaps(args) -> int:
+    from bot.evidence.gaps import format_gaps, list_gaps
+
+    prog = "troubleshoot gaps"
+    if args.limit < 0:
+        return _fail(prog, f"--limit must be 0 (all) or more, got {args.limit}", EXIT_USAGE)
+    store, failed = _store(prog)
+    if failed is not None:
+        return failed
+    errors_only = not args.all
+    found = [] if store is None else list_gaps(store, limit=args.limit or None, errors_only=errors_only)
+    if args.json:
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+    else:
+        print(format_gaps(found, errors_only=errors_only))
+    return 0
+
+
+def draft(args) -> int:
+    from bot.evidence.gaps import GapNotFound, find_gap
+    from bot.kb.draft import draft_entry
+    from bot.kb.loader import check_knowledge
+
+    prog = "troubleshoot kb draft"
+    store, failed = _store(prog)
+    if failed is not None:
+        return failed
+    if store is None:
+        return _fail(prog, "no coverage gaps recorded yet (no evidence store): `troubleshoot gaps` lists them once "
+                           "questions went unanswered")
+    try:
+        gap = find_gap(store, args.gap)
+    except GapNotFound as exc:
+        return _fail(prog, str(exc))
+    kb, _problems = check_knowledge()
+    taken = set(kb.entries) | set(kb.aliases)
+    target_root = Path(args.dir) if args.dir else None
+    if target_root is not None and (target_root / "entries").is_dir():
+        other, _ = check_knowledge(target_root)
+        taken |= set(other.entries) | {p.stem for p in (target_root / "entries").rglob("*.yml")}
+    entry_id, text = draft_entry(gap, taken)
+    if args.output:
+        path = Path(args.output)
+    elif target_root is not None:
+        path = target_root / "entries" / f"{entry_id}.yml"
+    else:
+        sys.stdout.write(text)
+        return 0
+    if path.exists() and not args.force:
+        return _fail(prog, f"{path} exists; --force overwrites it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail(prog, f"cannot write {path} ({exc.strerror})")
+    check = f"troubleshoot kb check --dir {target_root}" if target_root is not None else "troubleshoot kb check"
+    print(f"wrote {path}: a skeleton of {entry_id} for the error asked {gap['count']} time(s): "
+          f"{gap['example'][:100]}\n`{check}` lists what to fill in; it fails until the entry is complete "
+          f"and its `draft:` block is deleted.")
+    return 0

@@ -1,0 +1,158 @@
+"""A question that is Python code without error text (bot/verify/code_question.py).
+
+In Slack: a "Running your snippet…" message right away, moving with the run's progress;
+the run goes through the executor like a Verify-fix click (the one verification path,
+one running verification per user); when the report is there, that message becomes the
+answer to the error the run really raised (or "it ran without an error on torch X"),
+and the verification (what each fix did to the asker's snippet) follows in the thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import partial
+
+from bot.evidence.record import record_gap, record_verification
+from bot.evidence.signature import question_hash
+from bot.jobs import JobError
+from bot.slack.blocks import Message, apology_message, escape, fallback, sections, text_message, verification_result
+from bot.slack.blocks import answer_message, compact_answer_message
+from bot.slack.i18n import t
+from bot.slack.services.context import BotContext
+from bot.slack.services.errors import log_failure
+from bot.slack.services.message import ParsedMessage
+from bot.slack.services.slack_api import Posted, Where, post, update
+from bot.slack.services.verification import workaround_titles
+from bot.verify.code_question import CodeQuestion, answer_from_report, detect_code, not_run_answer, traceback_text
+
+log = logging.getLogger(__name__)
+
+WORDS = {
+    "running": {"en": "Running your snippet in the sandbox…", "ko": "샌드박스에서 스니펫을 실행하는 중…",
+                "zh": "正在沙箱中运行你的代码片段…"},
+}
+
+
+def code_question_of(parsed: ParsedMessage, text: str) -> CodeQuestion | None:
+    """The message as a code question: its code blocks with the words around them, or
+    (no blocks) the whole text, attached .py files included."""
+    if parsed.code_blocks:
+        fenced = "\n".join([parsed.prose] + [f"```\n{code}\n```" for code in parsed.code_blocks])
+        return detect_code(fenced)
+    return detect_code(text)
+
+
+def running_message(lang: str, stage: str | None = None, done: int = 0, total: int = 0) -> Message:
+    words = WORDS["running"].get(lang, WORDS["running"]["en"])
+    if stage and stage not in ("queued", "running original") and total:
+        words += f" ({escape(stage[:120])}, {done}/{total})"
+    return Message(text=fallback(words), blocks=sections(f":hourglass_flowing_sand: {words}"))
+
+
+class _Progress:
+    """The running message, moved at most once a second (chat.update is rate limited)."""
+
+    def __init__(self, ctx: BotContext, status: Posted, lang: str):
+        import threading
+        import time
+
+        self.ctx, self.status, self.lang = ctx, status, lang
+        self._time = time.monotonic
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.status.ts:
+            return
+        with self._lock:
+            now = self._time()
+            if now - self._last < 1.0:
+                return
+            self._last = now
+        try:
+            update(self.ctx.client, self.status.channel, self.status.ts, [running_message(self.lang, stage, done, total)])
+        except Exception as exc:  # noqa: BLE001 - a missed progress update must not stop the run
+            log.warning("progress update failed: %s", type(exc).__name__)
+
+
+def answer_code_question(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str | None, surface: str,
+                         team: str | None, question_ts: str | None) -> Posted | None:
+    """Run the asker's snippet and answer from its error (see the module docstring)."""
+    lang = lang or question.language
+    if not question.runnable:  # a fragment: say why it is not run instead of guessing from its words
+        note = not_run_answer(question, lang, why="not_runnable")["note"]
+        return post(ctx.client, where, [text_message(note)])
+    user_hash = ctx.store.user_hash(team, where.user or "-")
+    if not ctx.store.lock_verification(user_hash, None):
+        return post(ctx.client, where, [text_message(t("already_running", lang))])
+    try:
+        status = post(ctx.client, where, [running_message(lang)])
+        job = partial(_run, ctx, where=where, question=question, lang=lang, surface=surface, status=status,
+                      user_hash=user_hash, question_ts=question_ts)
+        if ctx.verify_pool is not None:
+            ctx.verify_pool.submit(job)
+        else:
+            job()
+    except BaseException:
+        ctx.store.unlock_verification(user_hash)
+        raise
+    return status
+
+
+def _show(ctx: BotContext, where: Where, status: Posted, versions: list[Message]) -> Posted:
+    """Replace the running message (a public one), or post anew (ephemeral, or no ts)."""
+    if status.ts and status.via in ("message", "dm"):
+        update(ctx.client, status.channel, status.ts, versions)
+        return status
+    return post(ctx.client, where, versions)
+
+
+def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, surface: str, status: Posted,
+         user_hash: str, question_ts: str | None) -> None:
+    try:
+        report = ctx.executor.submit(question.code, _Progress(ctx, status, lang), lang=lang)
+
+        def answer_fn(text: str, **kw) -> dict:
+            with ctx.answer_slots:  # answer() takes Slack's escaped text: escape the traceback once
+                return ctx.answer_fn(escape(text), **kw)
+
+        data = answer_from_report(report, question, answer_fn, lang=lang, top=3)
+        if not report.get("reproduced"):
+            _show(ctx, where, status, [text_message(f":white_check_mark: {data['note']}"
+                                                    if report.get("exit_reason") == "ok" else data["note"])])
+            record_verification(report, question.code, surface="slack", store=ctx.store, asker=user_hash)
+            return
+        error_text = traceback_text(report)
+        matches = data.get("matches") or []
+        best = matches[0] if data.get("answered") and matches else None
+        answer_id = ctx.store.add_answer(
+            entry_id=best["id"] if best else None,
+            confidence=float(best["confidence"]) if best and isinstance(best.get("confidence"), (int, float)) else None,
+            language=data.get("language") or lang, surface=surface, error_hash=question_hash(error_text),
+            channel=where.channel, thread_ts=where.thread_ts, question_ts=question_ts,
+            answer_json=json.dumps(data, ensure_ascii=False))
+        head = sections(f":arrow_forward: {escape(data['note'])}")
+        full = answer_message(data, answer_id=answer_id, private=where.private)
+        compact = compact_answer_message(data, answer_id=answer_id, private=where.private)
+        versions = [Message(text=m.text, blocks=head + m.blocks) for m in (full, compact)]
+        versions.append(text_message(data["note"] + "\n" + full.text))
+        shown = _show(ctx, where, status, versions)
+        if shown.ts:
+            ctx.store.set_answer_posted(answer_id, shown.channel, shown.ts)
+        post(ctx.client, where, [verification_result(report, lang, titles=workaround_titles(data))])
+        record_verification(report, question.code, surface="slack", answer_id=answer_id, store=ctx.store,
+                            asker=user_hash)
+        record_gap(error_text, data, store=ctx.store)
+        log.info("code question answered A%s entry=%s fixes=%s", answer_id, best["id"] if best else None,
+                 [f.get("status") for f in report.get("fixes") or []])
+    except Exception as exc:  # noqa: BLE001 - every failure reaches the user
+        ref = log_failure("code question", exc)
+
+        apology = apology_message(ref, lang, detail=str(exc) if isinstance(exc, JobError) else None)
+        try:
+            _show(ctx, where, status, [apology])
+        except Exception as inner:  # noqa: BLE001
+            log_failure("apology after a failed code question", inner)
+    finally:
+        ctx.store.unlock_verification(user_hash)

@@ -1,0 +1,148 @@
+"""App Home: each user sees their recent questions and what came of them; workspace
+admins also see the most-asked errors, the questions without a confident answer and
+the verified fix rates, as Block Kit bars (a picture reads faster than a table).
+
+Rates here are measured only: a fix's share of the verified runs that fixed it, always
+with its counts; nothing from the team's estimates appears as a percentage."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from datetime import timedelta
+
+from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
+from slack_sdk.models.views import View
+from sqlalchemy import case, func, select
+
+from bot.slack.blocks import context, escape, sections, tidy
+from bot.slack.i18n import t
+from bot.slack.services.context import BotContext
+from bot.store.models import Vote
+from bot.store.models import Verification
+from bot.store.models import CoverageGap, VerificationOutcome
+from bot.store.models import Answer, utcnow
+
+log = logging.getLogger(__name__)
+
+RECENT = 10
+TOP = 8
+BAR_WIDTH = 16
+ADMIN_CACHE_S = 600.0
+WINDOW = timedelta(days=30)
+
+_admins: dict[str, tuple[float, bool]] = {}
+_admins_lock = threading.Lock()
+
+
+def is_admin(ctx: BotContext, user: str) -> bool:
+    """A workspace admin or owner (users.info), remembered for a few minutes."""
+    now = time.monotonic()
+    with _admins_lock:
+        cached = _admins.get(user)
+        if cached and now - cached[0] < ADMIN_CACHE_S:
+            return cached[1]
+    try:
+        info = ctx.client.users_info(user=user)["user"]
+        admin = bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
+    except Exception as exc:  # noqa: BLE001 - no users:read scope or Slack trouble: not an admin
+        log.info("users.info failed for the home tab: %s", type(exc).__name__)
+        admin = False
+    with _admins_lock:
+        _admins[user] = (now, admin)
+    return admin
+
+
+def bar(value: float, top: float) -> str:
+    filled = 0 if top <= 0 else max(1 if value > 0 else 0, round(BAR_WIDTH * value / top))
+    return "`" + "█" * filled + "░" * (BAR_WIDTH - filled) + "`"
+
+
+def _answer_title(answer_json: str | None, lang: str) -> str:
+    try:
+        answer = json.loads(answer_json or "{}")
+    except ValueError:
+        return ""
+    matches = answer.get("matches") or []
+    if not answer.get("answered") or not matches:
+        return t("home_unsure", lang)
+    return tidy(matches[0].get("title")) or matches[0].get("id") or ""
+
+
+def user_section(ctx: BotContext, user_hash: str, lang: str) -> list[Block]:
+    rows = ctx.store.recent_answers(user_hash, RECENT)
+    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=t("home_yours", lang)))]
+    if not rows:
+        return blocks + sections(t("home_none", lang))
+    ids = [r.id for r in rows]
+    with ctx.store.session() as session:
+        verified = {}
+        for v in session.scalars(select(Verification).where(Verification.answer_id.in_(ids))
+                                 .order_by(Verification.id)):
+            verified[v.answer_id] = v
+        votes = dict(session.execute(select(Vote.answer_id, Vote.vote).where(Vote.answer_id.in_(ids),
+                                                                            Vote.user_hash == user_hash)).all())
+    lines = []
+    for r in rows:
+        outcome = []
+        v = verified.get(r.id)
+        if v is not None and v.surface != "feedback":
+            outcome.append(t("home_verified", lang) if v.reproduced else t("home_not_reproduced", lang))
+        if r.id in votes:
+            outcome.append("👍" if votes[r.id] == 1 else "👎")
+        when = r.created_at.strftime("%Y-%m-%d") if r.created_at else ""
+        line = f"• {escape(_answer_title(r.answer_json, lang))}  _{when}_"
+        if outcome:
+            line += " · " + " · ".join(outcome)
+        lines.append(line)
+    return blocks + sections("\n".join(lines))
+
+
+def admin_section(ctx: BotContext, lang: str) -> list[Block]:
+    since = utcnow() - WINDOW
+    with ctx.store.session() as session:
+        asked = session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None),
+                                                                            Answer.created_at >= since)
+                                .group_by(Answer.entry_id).order_by(func.count().desc()).limit(TOP)).all()
+        titles = {}
+        for entry_id, _n in asked:
+            latest = session.scalar(select(Answer.answer_json).where(Answer.entry_id == entry_id)
+                                    .order_by(Answer.id.desc()).limit(1))
+            titles[entry_id] = _answer_title(latest, lang) or entry_id
+        gaps = list(session.scalars(select(CoverageGap).order_by(CoverageGap.count.desc(), CoverageGap.last_seen.desc())
+                                    .limit(5)))
+        runs = session.execute(
+            select(VerificationOutcome.entry_id, VerificationOutcome.item_id, func.count(),
+                   func.sum(case((VerificationOutcome.status == "fixed", 1), else_=0)))
+            .where(VerificationOutcome.kind == "workaround", VerificationOutcome.counted.is_(True))
+            .group_by(VerificationOutcome.entry_id, VerificationOutcome.item_id)
+            .order_by(func.count().desc()).limit(TOP)).all()
+    blocks: list[Block] = [DividerBlock(), HeaderBlock(text=PlainTextObject(text=t("home_admin", lang)))]
+    if asked:
+        top = max(n for _, n in asked)
+        blocks += sections(f"*{t('home_most_asked', lang)}*\n" + "\n".join(
+            f"{bar(n, top)} {n}  {escape(titles[e])}" for e, n in asked))
+    else:
+        blocks += sections(f"*{t('home_most_asked', lang)}*\n{t('home_none_yet', lang)}")
+    if gaps:
+        blocks += sections(f"*{t('home_unanswered', lang)}*\n" + "\n".join(
+            f"• {g.count}×  `{escape(g.excerpt[:120])}`" for g in gaps))
+    else:
+        blocks += sections(f"*{t('home_unanswered', lang)}*\n{t('home_none_yet', lang)}")
+    if runs:
+        blocks += sections(f"*{t('home_fix_rates', lang)}*\n" + "\n".join(
+            f"{bar(int(fixed or 0), n)} {t('home_runs', lang, k=int(fixed or 0), n=n)}  "
+            f"{escape(entry)} · {escape(item)}" for entry, item, n, fixed in runs))
+    else:
+        blocks += sections(f"*{t('home_fix_rates', lang)}*\n{t('home_none_yet', lang)}")
+    blocks.append(context(t("home_window", lang)))
+    return blocks
+
+
+def home_view(ctx: BotContext, team: str | None, user: str, lang: str = "en") -> View:
+    blocks = user_section(ctx, ctx.store.user_hash(team, user), lang)
+    if is_admin(ctx, user):
+        blocks += admin_section(ctx, lang)
+    return View(type="home", blocks=blocks[:100])

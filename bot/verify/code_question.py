@@ -1,0 +1,370 @@
+"""Questions that are Python code without error text ("why does this fail?" and a
+snippet, or the snippet alone).
+
+    detect_code(text) -> CodeQuestion | None
+
+A question is code when (1) it holds no error text: no traceback header, no
+`File "...", line N` frame, no `SomeError: message` line (commented out or not), no
+bare "Segmentation fault" / "Killed" line; (2) its code (the ``` fenced blocks, or the
+longest run of lines that parses, with at most a few lines of the asker's words before
+and after it) parses with `ast.parse`; and (3) that code has Python's shape: an import,
+a call, a definition or a block statement, not a lone word or expression that happens
+to parse ("thanks", "안녕하세요", "not bad").
+
+Such a question is answered by running the code (it is the asker's own code; the
+sandbox exists for this) through the one verification path, then answering from the
+error it really raised: see `answer_from_report`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from bot.text.lang import detect_language
+
+MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
+MAX_CODE_CHARS = 50_000
+
+_FENCE = re.compile(r"```(.*?)```", re.DOTALL)
+_LANG_TAG = re.compile(r"\A(?:python3?|py|pycon|ipython|text|txt)[ \t]*\n", re.IGNORECASE)
+_PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?|In \[\d+\]: ?)")
+# Error text: what makes a paste an error question rather than a code question.
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]*\", line \d+|"
+                        r"^\s*Cell In\[\d+\], line \d+|<ipython-input-[^>]*> in ", re.MULTILINE)
+_ERROR_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt|Warning)"
+                         r"\b(?:[ \t]*:[ \t]*\S|[ \t]*$)", re.MULTILINE)
+_CRASH_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Segmentation fault|Bus error|Killed|Aborted|"
+                         r"Floating point exception|Illegal instruction)\b.*$", re.MULTILINE | re.IGNORECASE)
+
+# Statements and expressions that only code has.
+_CODE_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
+               ast.While, ast.With, ast.If, ast.Try, ast.Call, ast.Assign, ast.AugAssign, ast.Raise, ast.Assert,
+               ast.Return, ast.Delete)
+_CALL_OR_DEF = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Call,
+                ast.For, ast.While, ast.With)
+
+
+@dataclass(frozen=True)
+class CodeQuestion:
+    code: str  # what runs
+    prose: str  # the asker's own words around it ("" for bare code)
+    fenced: bool  # the code came from ``` fences
+    # Names the code uses but never defines or imports: a part of a larger program
+    # ("for epoch in range(num_epochs): train(model)"), which cannot run on its own.
+    undefined: tuple[str, ...] = ()
+
+    @property
+    def runnable(self) -> bool:
+        return not self.undefined
+
+    @property
+    def language(self) -> str:
+        """The asker's language (from their words; English for bare code)."""
+        return detect_language(self.prose) if self.prose.strip() else "en"
+
+    @property
+    def lines(self) -> int:
+        return len(self.code.strip("\n").split("\n"))
+
+
+def has_error_text(text: str) -> bool:
+    """A traceback, a frame line, an `XxxError: message` line (even as a comment) or a
+    crash line: the question already carries its error."""
+    return bool(_TRACEBACK.search(text) or _ERROR_LINE.search(text) or _CRASH_LINE.search(text))
+
+
+def _strip_prompts(code: str) -> str:
+    """Interactive sessions (`>>> `, `... `, `In [3]: `) pasted as code: keep the input lines."""
+    lines = code.split("\n")
+    if not any(_PROMPT.match(line) for line in lines):
+        return code
+    return "\n".join(_PROMPT.sub("", line) for line in lines if _PROMPT.match(line) or not line.strip())
+
+
+def _parse(code: str) -> ast.Module | None:
+    if not code.strip() or len(code) > MAX_CODE_CHARS:
+        return None
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def is_code(code: str) -> bool:
+    """Parses, and has the shape of a program (see the module docstring)."""
+    tree = _parse(code)
+    if tree is None or not tree.body:
+        return False
+    nodes = list(ast.walk(tree))
+    if not any(isinstance(n, _CALL_OR_DEF) for n in nodes):
+        return False  # "x = y", "not bad", "yes or no": words that parse, not a program
+    return any(isinstance(n, _CODE_NODES) for n in tree.body) or len(tree.body) > 1
+
+
+_MODULE_NAMES = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__",
+                 "__annotations__", "__debug__", "__path__"}
+
+
+def undefined_names(code: str) -> tuple[str, ...]:
+    """Names `code` reads but never binds (assignment, import, def, class, parameter, loop
+    or `with`/`except` target, comprehension variable) and Python does not provide.
+    Scopes are not told apart: a name bound anywhere counts as defined. Empty when the
+    code star-imports (nothing can be said) or does not parse."""
+    import builtins
+
+    tree = _parse(code)
+    if tree is None:
+        return ()
+    bound: set[str] = set(dir(builtins)) | _MODULE_NAMES
+    used: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return ()
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.MatchAs) and node.name or isinstance(node, ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                bound.add(node.id)
+            else:
+                used.setdefault(node.id)
+    return tuple(name for name in used if name not in bound)
+
+
+def _is_word_line(line: str) -> bool:
+    """A line of prose that parses on its own ("Hi", "help", "안녕하세요")."""
+    tree = _parse(line.strip())
+    return tree is not None and len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) \
+        and isinstance(tree.body[0].value, (ast.Name, ast.Constant, ast.Attribute, ast.UnaryOp, ast.BoolOp))
+
+
+def _unfenced(lines: list[str]) -> tuple[str, str] | None:
+    """(code, prose) from text without fences: the longest run of lines that is code,
+    with at most MAX_PROSE_LINES lines of words before and after it."""
+    n = len(lines)
+    best: tuple[int, int] | None = None
+    for start in range(min(n, MAX_PROSE_LINES + 1)):
+        if not lines[start].strip() or lines[start][:1].isspace():
+            continue  # code starts on a non-blank line at the margin
+        for end in range(n, max(start, n - MAX_PROSE_LINES - 1), -1):
+            if best is not None and end - start <= best[1] - best[0]:
+                break
+            if is_code("\n".join(lines[start:end])):
+                best = (start, end)
+                break
+    if best is None:
+        return None
+    start, end = best
+    # A word that parses on its own just above or below the code is the asker's, not code.
+    while True:
+        while end - start > 1 and not lines[end - 1].strip():
+            end -= 1
+        while end - start > 1 and not lines[start].strip():
+            start += 1
+        if end - start > 1 and _is_word_line(lines[start]) and is_code("\n".join(lines[start + 1:end])):
+            start += 1
+        elif end - start > 1 and _is_word_line(lines[end - 1]) and is_code("\n".join(lines[start:end - 1])):
+            end -= 1
+        else:
+            break
+    prose = "\n".join(lines[:start] + lines[end:]).strip()
+    return "\n".join(lines[start:end]).strip("\n") + "\n", prose
+
+
+def detect_code(text: str) -> CodeQuestion | None:
+    """The code and the asker's words when `text` is Python code without error text;
+    None otherwise (an error paste, a question in words, a greeting). `text` is what the
+    asker typed (Slack's entities already decoded: see bot/slack/services/message.py)."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if has_error_text(text):
+        return None
+    fences = [_LANG_TAG.sub("", m.group(1).strip("\n"), count=1) for m in _FENCE.finditer(text)]
+    fences = [_strip_prompts(f) for f in fences if f.strip()]
+    if fences:
+        code_blocks = [f for f in fences if is_code(f)]
+        if not code_blocks:
+            return None
+        code = "\n\n".join(f.strip("\n") for f in code_blocks) + "\n"
+        if not is_code(code):  # blocks that only make sense apart: run the longest
+            code = max(code_blocks, key=len).strip("\n") + "\n"
+        prose = _FENCE.sub("\n", text).strip()
+        return CodeQuestion(code=code, prose=prose, fenced=True, undefined=undefined_names(code))
+    found = _unfenced(_strip_prompts(text).split("\n"))
+    if found is None:
+        return None
+    code, prose = found
+    return CodeQuestion(code=code, prose=prose, fenced=False, undefined=undefined_names(code))
+
+
+# --- answering a code question from its real run ----------------------------------------------
+
+TRACEBACK_CHARS = 6000  # of the run's output, what the answer looks up (the traceback's end matters)
+
+WORDS: dict[str, dict[str, str]] = {
+    "ran_clean": {
+        "en": "It ran without an error on torch {torch} ({device}).",
+        "ko": "torch {torch} ({device})에서 오류 없이 실행되었습니다.",
+        "zh": "在 torch {torch}（{device}）上运行没有报错。",
+    },
+    "ran_clean_hint": {
+        "en": "If it fails for you, paste the error it prints (the last lines of the traceback), or the "
+              "part of the code that differs from this snippet.",
+        "ko": "실행 환경에서 실패한다면 출력된 오류(트레이스백의 마지막 줄)나 이 스니펫과 다른 부분의 코드를 붙여 주세요.",
+        "zh": "如果在你那里会失败，请贴出它打印的错误（traceback 的最后几行），或与这段代码不同的部分。",
+    },
+    "raised": {
+        "en": "Ran your snippet on torch {torch} ({device}): it raised {error}.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했더니 {error} 오류가 발생했습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它抛出了 {error}。",
+    },
+    "timeout": {
+        "en": "Ran your snippet on torch {torch} ({device}): it did not finish within the sandbox's time limit, "
+              "so there is no error to answer from.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 샌드박스 시간 제한 안에 끝나지 않아 답할 오류가 없습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它没有在沙箱的时间限制内结束，因此没有可以分析的错误。",
+    },
+    "limit": {
+        "en": "Ran your snippet on torch {torch} ({device}): {why}, so there is no Python error to answer from.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 {why}. 답할 파이썬 오류가 없습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：{why}，因此没有可以分析的 Python 错误。",
+    },
+    "not_runnable": {
+        "en": "This is Python code without an error message, but not a whole program: it uses {names} without "
+              "defining or importing {them}, so I can't run it. Paste the error it raises (the traceback), or a "
+              "snippet that runs on its own.",
+        "ko": "오류 메시지 없이 파이썬 코드만 있는데, 완전한 프로그램이 아닙니다: {names}을(를) 정의하거나 import하지 않고 "
+              "사용하므로 실행할 수 없습니다. 발생한 오류(트레이스백)나 단독으로 실행되는 스니펫을 붙여 주세요.",
+        "zh": "这是一段没有错误信息的 Python 代码，但不是完整的程序：它使用了 {names}，却没有定义或导入，所以无法运行。"
+              "请贴出它抛出的错误（traceback），或一段可以单独运行的代码。",
+    },
+    "not_run": {
+        "en": "This is Python code without an error message ({lines} lines); not run (--no-run). Without "
+              "--no-run it runs in the sandbox and the answer comes from the error it really raises.",
+        "ko": "오류 메시지 없는 파이썬 코드입니다 ({lines}줄). --no-run이라 실행하지 않았습니다. --no-run 없이 실행하면 "
+              "샌드박스에서 돌려 실제 발생한 오류로 답합니다.",
+        "zh": "这是一段没有错误信息的 Python 代码（{lines} 行）；因为 --no-run 没有运行。去掉 --no-run 会在沙箱中运行，"
+              "并根据实际抛出的错误回答。",
+    },
+    "fixed_on_yours": {"en": "fixes your snippet", "ko": "이 스니펫에서 해결됨", "zh": "在你的代码上修复成功"},
+    "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과", "zh": "在你的代码上尝试的结果"},
+}
+
+
+def words(key: str, lang: str, **values) -> str:
+    table = WORDS[key]
+    return table.get(lang, table["en"]).format(**values)
+
+
+def device_text(env: dict | None) -> str:
+    """"CPU", or "GPU: NVIDIA H100 80GB HBM3" where the run had a GPU."""
+    env = env or {}
+    if env.get("cuda_available") or env.get("device_name") or env.get("gpu"):
+        name = env.get("device_name") or env.get("gpu")
+        return f"GPU: {name}" if name else "GPU"
+    return "CPU"
+
+
+def traceback_text(report: dict) -> str:
+    """What the answer looks up: the traceback the run printed (its frames tell whose
+    error it is), or the error line the sandbox captured."""
+    error = report.get("error") or {}
+    line = f"{error.get('type')}: {error.get('message')}" if error.get("type") else (error.get("message") or "")
+    output = report.get("output") or ""
+    start = output.find("Traceback (most recent call last)")
+    if start < 0:
+        return line
+    tb = output[start:]
+    if len(tb) > TRACEBACK_CHARS:
+        tb = tb[-TRACEBACK_CHARS:]
+    # The sandbox's captured message is the truth; a traceback cut short still ends with it.
+    return tb if (error.get("message") or "")[:80] in tb else tb.rstrip("\n") + "\n" + line
+
+
+def run_summary(report: dict) -> dict:
+    env = report.get("environment") or {}
+    error = report.get("error") or None
+    return {"ran": True, "exit_reason": report.get("exit_reason"), "torch": env.get("torch"),
+            "device": device_text(env), "seconds": report.get("seconds"),
+            "error": None if not error else {"type": error.get("type"), "message": error.get("message"),
+                                             "entry_id": error.get("entry_id")},
+            "snippet_line": report.get("snippet_line")}
+
+
+def _fix_rows(report: dict) -> list[dict]:
+    keep = ("workaround", "kind", "patch", "title", "status", "note", "reason", "diff", "new_entry_id",
+            "seconds", "memory_change")
+    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in report.get("fixes") or []]
+
+
+def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_run") -> dict:
+    """The answer to a code question that is not run: --no-run, or code that cannot run
+    on its own (names it never defines)."""
+    lang = lang or question.language
+    if why == "not_runnable":
+        names = ", ".join(f"`{n}`" for n in question.undefined[:6]) + (" …" if len(question.undefined) > 6 else "")
+        note = words("not_runnable", lang, names=names, them="them" if len(question.undefined) > 1 else "it")
+    else:
+        note = words("not_run", lang, lines=question.lines)
+    return {"answered": False, "language": lang, "matches": [], "input": "code", "run": None,
+            "undefined": list(question.undefined), "note": note}
+
+
+def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang: str | None = None,
+                       top: int = 3) -> dict:
+    """The answer to a code question from its verification report: the error the run
+    really raised, classified like any pasted error (`answer_fn(text, lang=, top=)`,
+    i.e. bot.answer.answer), with what each fix did to the asker's own snippet. A
+    snippet that ran cleanly gets "it ran without an error on torch X (CPU/GPU)"."""
+    lang = lang or question.language
+    run = run_summary(report)
+    env = report.get("environment") or {}
+    torch, device = env.get("torch") or "?", device_text(env)
+    base = {"input": "code", "run": run}
+    if not report.get("reproduced"):
+        reason = report.get("exit_reason")
+        if reason == "ok":
+            note = words("ran_clean", lang, torch=torch, device=device) + " " + words("ran_clean_hint", lang)
+        elif reason == "timeout":
+            note = words("timeout", lang, torch=torch, device=device)
+        else:
+            why = report.get("summary") or f"exit reason {reason}"
+            note = words("limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
+        return {"answered": False, "language": lang, "matches": [], **base, "note": note}
+    data = dict(answer_fn(traceback_text(report), lang=lang, top=top))
+    error = run["error"] or {}
+    data.update(base)
+    data["note"] = words("raised", lang, torch=torch, device=device,
+                         error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
+    fixes = _fix_rows(report)
+    data["verification"] = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),
+                            "fixes": fixes, "summary": report.get("summary")}
+    data["verified_fixes"] = [f for f in fixes if f.get("status") == "fixed" and f.get("kind") == "workaround"]
+    matches = data.get("matches") or []
+    if matches and error.get("entry_id") == matches[0].get("id"):
+        status = {f["workaround"]: f["status"] for f in fixes}
+        for item in matches[0].get("workarounds") or []:
+            if item.get("id") in status:
+                item["on_your_code"] = status[item["id"]]
+        for item in matches[0].get("dead_ends") or []:
+            if item.get("id") in status:
+                item["on_your_code"] = status[item["id"]]
+    return data
+
+
+def _short(text: str | None, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

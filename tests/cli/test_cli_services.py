@@ -1,0 +1,81 @@
+"""Timeouts on every service (issue 19): a database, a Redis and a Slack API that accept
+connections on 127.0.0.1 and never answer give a clear error within seconds (exit 3),
+with the password masked, and a failed service is not tried again on every call."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import Timer, run_cli
+
+FAST = {"TROUBLESHOOT_DB_TIMEOUT_SECONDS": "2", "TROUBLESHOOT_REDIS_TIMEOUT_SECONDS": "2",
+        "TROUBLESHOOT_SLACK_TIMEOUT_SECONDS": "2"}
+
+
+def test_stats_with_a_database_that_never_answers(blackhole):
+    url = f"postgresql+psycopg://troubleshoot:hunter2@127.0.0.1:{blackhole.port}/db"
+    with Timer() as t:
+        run = run_cli("stats", env={**FAST, "DATABASE_URL": url})
+    assert run.returncode == 3, run.stderr
+    assert run.stderr.startswith(f"troubleshoot stats: cannot read the evidence store at "
+                                 f"postgresql+psycopg://troubleshoot:***@127.0.0.1:{blackhole.port}/db")
+    assert "timeout" in run.stderr.lower() and "hunter2" not in run.stderr
+    assert blackhole.accepted >= 1
+    assert t.seconds < 60  # was 131 s; the knowledge base alone takes seconds to load here
+
+
+def test_a_failed_database_is_not_tried_again_at_once(blackhole, monkeypatch):
+    from bot import backoff
+    from bot.evidence.db import forget, get_store
+
+    monkeypatch.setenv("DATABASE_URL", f"postgresql+psycopg://u:pw@127.0.0.1:{blackhole.port}/db")
+    monkeypatch.setenv("TROUBLESHOOT_DB_TIMEOUT_SECONDS", "1")
+    backoff.reset()
+    forget()
+    try:
+        with Timer() as first:
+            with pytest.raises(Exception):
+                get_store(create=False)
+        tried = blackhole.accepted
+        with Timer() as second:
+            with pytest.raises(backoff.ServiceUnavailable, match="TROUBLESHOOT_SERVICE_BACKOFF_SECONDS"):
+                get_store(create=False)
+        assert blackhole.accepted == tried  # no new connection
+        assert first.seconds >= 0.9 and second.seconds < 0.5
+        monkeypatch.setenv("TROUBLESHOOT_SERVICE_BACKOFF_SECONDS", "0")
+        with pytest.raises(Exception) as again:
+            get_store(create=False)
+        assert not isinstance(again.value, backoff.ServiceUnavailable)
+    finally:
+        backoff.reset()
+        forget()
+
+
+def test_verify_queue_with_a_broker_that_never_answers(blackhole, tmp_path):
+    snippet = tmp_path / "repro.py"
+    snippet.write_text("print(1)\n")
+    with Timer() as t:
+        run = run_cli("verify", str(snippet), "--queue", env={**FAST, "REDIS_URL": f"redis://127.0.0.1:{blackhole.port}/0"})
+    assert run.returncode == 3, run.stderr
+    assert f"cannot reach the job queue at redis://127.0.0.1:{blackhole.port}/0" in run.stderr
+    assert "Traceback" not in run.stderr and t.seconds < 40
+
+
+def test_worker_with_a_broker_that_never_answers(blackhole):
+    with Timer() as t:
+        run = run_cli("worker", env={**FAST, "REDIS_URL": f"redis://127.0.0.1:{blackhole.port}/0"})
+    assert run.returncode == 3
+    assert run.stdout == ""  # no ready banner
+    assert run.stderr.startswith(f"troubleshoot worker: cannot reach the broker at redis://127.0.0.1:{blackhole.port}/0")
+    assert "TROUBLESHOOT_REDIS_TIMEOUT_SECONDS=2" in run.stderr and t.seconds < 30
+
+
+def test_serve_with_a_slack_api_that_never_answers(blackhole):
+    env = {**FAST, "SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "s",
+           "SLACK_API_URL": f"http://127.0.0.1:{blackhole.port}/api/"}
+    with Timer() as t:
+        run = run_cli("serve", "--http", "--port", "0", env=env)
+    assert run.returncode == 3
+    assert (f"troubleshoot serve: cannot reach the Slack API at http://127.0.0.1:{blackhole.port}/api/ "
+            f"(TimeoutError; TROUBLESHOOT_SLACK_TIMEOUT_SECONDS=2)") in run.stderr
+    assert t.seconds < 40  # the client retries a connection error twice
