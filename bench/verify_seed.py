@@ -47,7 +47,7 @@ def main() -> int:
 
     from bot.sandbox import run_snippet, sandbox_available
     from bot.verify import verify_snippet
-    from bot.verify.classify import knowledge
+    from bot.kb.loader import current_knowledge as knowledge
 
     ok, why = sandbox_available()
     if not ok:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 
+from bot.settings import get_settings
+
 
 class ServiceUnavailable(ConnectionError):
     """A service failed recently and is not tried again yet; the message says why."""
@@ -21,8 +23,6 @@ _failures: dict[str, tuple[float, str]] = {}  # service key -> (monotonic time o
 
 
 def _window() -> float:
-    from bot.settings import get_settings
-
     return get_settings().service_backoff_seconds
 
 

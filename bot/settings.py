@@ -25,8 +25,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-LANGUAGES = ("en", "ko", "zh")
-
 
 class SettingsError(ValueError):
     """A setting in the environment has the wrong form; the message names it."""

@@ -1,5 +1,11 @@
-"""Shared test fixtures. Services (Redis, PostgreSQL) are probed here so that tests
-needing them skip with a reason instead of failing where none can be had."""
+"""Shared test fixtures and probes. The sandbox and PostgreSQL are probed once, here, so
+that tests needing them skip with the reason instead of failing where none can be had:
+
+- `@pytest.mark.requires_sandbox` (or the `sandbox_ok` fixture): skipped where the
+  sandbox cannot run on this host;
+- `pg_admin_url`: the PostgreSQL server's admin URL (TROUBLESHOOT_TEST_PG, default
+  127.0.0.1:5432), skipped where none answers. Redis is probed in tests/jobs/conftest.py.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,51 @@ from pathlib import Path
 
 import pytest
 
+from probes import PG_ADMIN_URL, postgres_probe, sandbox_probe
+
+
+# Tests that use one of these fixtures run snippets in the real sandbox or torch in a
+# subprocess, or need Redis and Celery workers: they are `slow`, outside the fast lane
+# (`python -m pytest -m "not slow"`); CI runs everything.
+SLOW_FIXTURES = frozenset({
+    "runner", "sandbox_runner", "original_run", "try_patch", "seed_report",  # tests/verify
+    "seed_run", "slack_bot", "broker",  # tests/evidence
+    "sandbox", "sandbox_without_cgroups", "contained",  # tests/sandbox
+    "sandbox_ok", "redis_url", "private_redis", "clean_redis", "shared_worker", "start_worker", "compose",  # jobs
+    "kb_dir", "use_kb",  # each parses a fresh copy of the whole knowledge base; `troubleshoot verify` runs
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("requires_sandbox") or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("requires_sandbox"):
+        ok, why = sandbox_probe()
+        if not ok:
+            pytest.skip(f"the sandbox cannot run here: {why}")
+
+
+@pytest.fixture(scope="session")
+def sandbox_ok() -> bool:
+    ok, why = sandbox_probe()
+    if not ok:
+        pytest.skip(f"the sandbox cannot run here: {why}")
+    return True
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    why = postgres_probe()
+    if why:
+        pytest.skip(why)
+    return PG_ADMIN_URL
+
+
 REPO = Path(__file__).resolve().parent.parent
-# The seed documents live in ../shared beside the checkout; TROUBLESHOOT_SEEDS_DIR points
-# elsewhere (a git worktree, a CI runner that keeps them apart).
-SEEDS = Path(os.environ.get("TROUBLESHOOT_SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -30,27 +77,36 @@ def private_state(tmp_path_factory):
             os.environ[key] = value
 
 
+# A slice of the knowledge base (the seed repro's entry and its neighbours): the Slack and
+# evidence tests answer with it; indexing the whole base on every run would cost minutes.
+KB_SLICE = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom", "device-mismatch",
+            "numpy-requires-grad")
+
+
+@pytest.fixture(scope="session")
+def kb_slice(tmp_path_factory) -> tuple[Path, Path]:
+    """(knowledge dir, index dir): the slice above and its real search index (the configured
+    embedder), built once per session and shared; tests treat it as read-only."""
+    from bot.retrieval.engine import get_embedder
+    from bot.retrieval.index import build_index
+    from bot.settings import embedder_name
+
+    root = tmp_path_factory.mktemp("kb-slice")
+    entries = root / "knowledge" / "entries" / "pytorch"
+    entries.mkdir(parents=True)
+    for name in KB_SLICE:
+        shutil.copy(REPO / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
+    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
+                log=lambda msg: None)
+    return root / "knowledge", root / "index"
+
+
 @pytest.fixture
 def kb_dir(tmp_path: Path) -> Path:
     """A private copy of the project's knowledge folder to break on purpose."""
     target = tmp_path / "knowledge"
     shutil.copytree(REPO / "knowledge", target)
     return target
-
-
-@pytest.fixture
-def optional_seeds_dir() -> Path | None:
-    """The seed documents where they are here, else None (for tests that can quote the
-    facts they need instead)."""
-    return SEEDS if SEEDS.is_dir() else None
-
-
-@pytest.fixture
-def seeds_dir() -> Path:
-    if not SEEDS.is_dir():
-        pytest.skip(f"the seed documents are not here ({SEEDS} is missing); they live in ../shared beside the "
-                    "checkout, or set TROUBLESHOOT_SEEDS_DIR")
-    return SEEDS
 
 
 # --- torch environments (bot/envs) ----------------------------------------------------------

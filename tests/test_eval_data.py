@@ -167,6 +167,7 @@ def test_split_is_about_sixty_forty_and_stratified(sets):
             assert abs(dev_classes[cls] - 0.6 * total) < 1, f"{name}: {cls} split {dev_classes[cls]}/{total}"
 
 
+@pytest.mark.slow
 def test_committed_files_match_the_generator():
     proc = subprocess.run([sys.executable, "-m", "eval.build_sets", "--check"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 
+from pathlib import Path
+
 from bot.cli import main
 from bot.kb.loader import check_knowledge
+
+# Three short articles of our own about one error: two in Korean, one in English with a
+# Chinese paragraph that names an old alias of the entry.
+ARTICLES = Path(__file__).resolve().parent / "data" / "articles"
 
 
 def add_json(kb_dir, *files, capsys, extra=()):
@@ -14,8 +20,8 @@ def add_json(kb_dir, *files, capsys, extra=()):
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_the_three_seeds_are_ingested(kb_dir, seeds_dir, capsys):
-    seeds = sorted(seeds_dir.glob("*.txt"))
+def test_the_three_articles_are_ingested(kb_dir, capsys):
+    seeds = sorted(ARTICLES.glob("*.txt"))
     assert len(seeds) == 3
     code, results = add_json(kb_dir, *seeds, capsys=capsys)
     assert code == 0
@@ -26,7 +32,7 @@ def test_the_three_seeds_are_ingested(kb_dir, seeds_dir, capsys):
     for r in results:
         assert r["status"] == "stored"
         assert r["entries"][0] == "pytorch/backward-twice"
-    # seed 002 names the alias; it is resolved to the entry id
+    # article 002 names the alias; it is resolved to the entry id
     assert "grad-accumulation-required-grad-false" in by_name["002"]["evidence"]["pytorch/backward-twice"]
     # the stored files pass validation and are linked to the entry
     kb, problems = check_knowledge(kb_dir)
@@ -35,8 +41,8 @@ def test_the_three_seeds_are_ingested(kb_dir, seeds_dir, capsys):
     assert len(added) == 3
 
 
-def test_adding_the_same_seed_twice_stores_it_once(kb_dir, seeds_dir, capsys):
-    seed = sorted(seeds_dir.glob("000_*.txt"))[0]
+def test_adding_the_same_article_twice_stores_it_once(kb_dir, capsys):
+    seed = sorted(ARTICLES.glob("000_*.txt"))[0]
     before = len(list((kb_dir / "articles").rglob("*.md")))
     add_json(kb_dir, seed, capsys=capsys)
     code, results = add_json(kb_dir, seed, capsys=capsys)
@@ -44,9 +50,9 @@ def test_adding_the_same_seed_twice_stores_it_once(kb_dir, seeds_dir, capsys):
     assert len(list((kb_dir / "articles").rglob("*.md"))) == before + 1
 
 
-def test_dry_run_writes_nothing(kb_dir, seeds_dir, capsys):
+def test_dry_run_writes_nothing(kb_dir, capsys):
     before = sorted((kb_dir / "articles").rglob("*"))
-    code = main(["kb", "add", "--dir", str(kb_dir), "--dry-run", *map(str, sorted(seeds_dir.glob("*.txt")))])
+    code = main(["kb", "add", "--dir", str(kb_dir), "--dry-run", *map(str, sorted(ARTICLES.glob("*.txt")))])
     out = capsys.readouterr().out
     assert code == 0 and "(dry run)" in out and "pytorch/backward-twice" in out
     assert sorted((kb_dir / "articles").rglob("*")) == before

@@ -6,7 +6,8 @@ import json
 
 from bot.cli import main
 from bot.kb.loader import load_knowledge
-from bot.settings import LANGUAGES, REPO_ROOT as REPO
+from bot.settings import REPO_ROOT as REPO
+from bot.text.lang import LANGUAGES
 
 
 def required_ids() -> list[str]:
@@ -36,7 +37,7 @@ def test_every_entry_has_fixes_dead_ends_and_all_languages():
 def test_entry_examples_are_not_claimed_by_other_entries():
     """An example message of one entry must not be matched by another entry's signatures,
     or the signature leg could not tell them apart."""
-    from bot.retrieval.normalize import normalise_message
+    from bot.text.normalize import normalise_message
 
     kb = load_knowledge()
     clashes = []

@@ -13,10 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.sandbox import sandbox_available
 
-SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-needs_sandbox = pytest.mark.skipif(not SANDBOX_OK, reason=f"the sandbox cannot run here: {SANDBOX_WHY}")
+needs_sandbox = pytest.mark.requires_sandbox
 
 
 def kb_verify(capsys, *args: str) -> tuple[int, dict]:
@@ -94,7 +92,7 @@ def test_outcomes_are_recorded_under_the_hosts_environment(kb_dir, capsys):
     from importlib import metadata
 
     from bot.evidence.db import get_store
-    from bot.evidence.models import Verification
+    from bot.store.models import Verification
 
     assert main(["kb", "verify", "--dir", str(kb_dir), "pytorch/view-stride"]) == 0
     with get_store().session() as session:

@@ -85,6 +85,7 @@ def test_the_settings_follow_the_environment(monkeypatch):
     assert get_settings().record_ask is True
 
 
+@pytest.mark.slow
 def test_the_cli_stops_on_a_bad_setting_with_one_line():
     env = {"PATH": "/usr/bin:/bin", "TROUBLESHOOT_VERIFY_THREADS": "-1", "TROUBLESHOOT_RECORD_ASK": "0"}
     run = subprocess.run([sys.executable, "-m", "bot.cli", "kb", "list"], capture_output=True, text=True,

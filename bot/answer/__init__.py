@@ -3,7 +3,7 @@ and sources, in the asker's language.
 
     from bot.answer import answer
     answer("RuntimeError: CUDA out of memory ...", lang=None, top=3)
-    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (see ../shared/DESIGN.md)
+    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (fields: build.py)
 
 Raises `InputError` (a ValueError) for input that cannot be answered (empty, binary),
 and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
@@ -11,9 +11,12 @@ and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
 
 from __future__ import annotations
 
-from bot.answer.rates import Rate, RateSource, get_rate_source, set_rate_source
-from bot.retrieval.clean import InputError
-from bot import settings
+from bot.answer.build import answer_dict
+from bot.evidence.display import Rate, RateSource
+from bot.evidence.rates import get_rate_source, set_rate_source
+from bot.retrieval.engine import get_engine
+from bot.text.lang import LANGUAGES
+from bot.text import InputError
 
 __all__ = ["answer", "answer_result", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
 
@@ -24,11 +27,8 @@ def answer(text: str, lang: str | None = None, top: int = 3, retriever: str = "h
 
 def answer_result(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid"):
     """(the ask JSON, the SearchResult behind it) for callers that render more."""
-    from bot.answer.build import answer_dict
-    from bot.retrieval.engine import get_engine
-
-    if lang is not None and lang not in settings.LANGUAGES:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(settings.LANGUAGES)}")
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
     engine = get_engine()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from bot.answer.rates import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
+from bot.evidence.display import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
-from bot.pages.links import public_page_url
+from bot.kb.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
+from bot.verify.versions import VersionTable
 
 EXCERPT_CHARS = 320
 MAX_PASSAGES = 2
@@ -128,7 +129,6 @@ def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, aske
 def measured_versions(entry_id: str) -> list[dict]:
     """The entry's version table from real runs (`kb verify --torch`), newest release
     first; empty where none was measured (the entry's own affected_versions are claims)."""
-    from bot.verify.versions import VersionTable
 
     try:
         rows = VersionTable().rows(entry_id)

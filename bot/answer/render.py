@@ -7,33 +7,7 @@ import shutil
 import textwrap
 import unicodedata
 
-LABELS = {
-    "en": {
-        "root_cause": "Root cause", "workarounds": "Workarounds (best backed first)",
-        "dead_ends": "Dead ends (look right, but fail)", "sources": "Sources", "confidence": "confidence",
-        "success": "fixes it", "evidence": "evidence", "leads_to": "leads to", "caveats": "note",
-        "others": "Other candidates", "unsure": "Not sure which known error this is",
-        "nearest": "Nearest entries", "hint": "Paste the whole traceback (its last lines matter most), "
-                                              "or describe what you ran.",
-        "matched": "matched", "unknown_rate": "rate unknown", "our_evidence": "our evidence",
-    },
-    "ko": {
-        "root_cause": "원인", "workarounds": "해결 방법 (근거가 강한 순)", "dead_ends": "효과 없는 시도",
-        "sources": "출처", "confidence": "확신도", "success": "해결률", "evidence": "근거",
-        "leads_to": "이어지는 오류", "caveats": "주의", "others": "다른 후보",
-        "unsure": "어떤 알려진 오류인지 확실하지 않습니다", "nearest": "가장 가까운 항목",
-        "hint": "전체 트레이스백(특히 마지막 줄)을 붙여 넣거나 무엇을 실행했는지 알려 주세요.",
-        "matched": "일치", "unknown_rate": "해결률 미상", "our_evidence": "검증 결과",
-    },
-    "zh": {
-        "root_cause": "根本原因", "workarounds": "解决方法（依据最充分的在前）", "dead_ends": "看似可行但无效的做法",
-        "sources": "来源", "confidence": "置信度", "success": "成功率", "evidence": "证据",
-        "leads_to": "会导致", "caveats": "注意", "others": "其他候选",
-        "unsure": "无法确定这是哪一种已知错误", "nearest": "最接近的条目",
-        "hint": "请粘贴完整的 traceback（最后几行最重要），或说明你运行了什么。",
-        "matched": "匹配", "unknown_rate": "成功率未知", "our_evidence": "验证结果",
-    },
-}
+from bot.text.ui import labels
 
 
 def _width() -> int:
@@ -86,7 +60,7 @@ def rate_label(item: dict, L: dict) -> str:
 
 def render_answer(data: dict, top: int = 3) -> str:
     lang = data.get("language", "en")
-    L = LABELS.get(lang, LABELS["en"])
+    L = labels(lang)
     width = _width()
     matches = data.get("matches", [])
     lines: list[str] = []
@@ -139,3 +113,30 @@ def render_answer(data: dict, top: int = 3) -> str:
         lines.append("")
         lines.append(f"{L['others']}: " + ", ".join(f"{m['id']} ({m['confidence']:.2f})" for m in others))
     return "\n".join(lines)
+
+
+def render_code_answer(data: dict, top: int = 3) -> str:
+    """`troubleshoot ask` on code, as text: what the run did, the answer to its error (as
+    for a pasted error), then what each fix did to the asker's snippet."""
+    # lazy: verification (and with it the sandbox) loads only for code questions
+    from bot.verify.code_question import words
+
+    lang = data.get("language") or "en"
+    out = [data.get("note") or ""]
+    run = data.get("run")
+    if run and run.get("error"):
+        out.append("")
+        out.append(render_answer(data, top=top))
+    fixes = (data.get("verification") or {}).get("fixes") or []
+    if fixes:
+        from bot.verify.verify import describe_row  # lazy: the sandbox loads only for code questions
+
+        out.append("")
+        out.append(words("tried_on_yours", lang) + ":")
+        for row in fixes:
+            mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
+                "✗" if row.get("status") in ("still_fails", "new_error") else "·"
+            out.append(f"  {mark} " + describe_row({"status": "not_applicable", "kind": "workaround", **row}))
+            if row.get("status") == "fixed" and row.get("diff"):
+                out.extend("      " + line for line in row["diff"].rstrip("\n").split("\n"))
+    return "\n".join(out)

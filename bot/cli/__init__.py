@@ -17,10 +17,14 @@ import argparse
 import importlib
 import sys
 
+from bot import logs
 from bot.cli.common import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail,
                             log_traceback, safe_streams, set_verbosity)
+from bot.settings import SettingsError, get_settings
+from bot.text.lang import LANGUAGES
 
-LANG_CHOICES = ("en", "ko", "zh")
+# Long-running commands: their logs carry time, level and every library's records.
+SERVICES = ("serve", "worker")
 BY_PROG: dict[str, argparse.ArgumentParser] = {}  # "troubleshoot kb add" -> its parser
 RETRIEVERS = ("hybrid", "signature", "bm25", "dense")
 DOCS = "docs/cli.md"
@@ -133,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--no-run", action="store_true",
                      help="code without an error message: only say it is code, do not run it")
     ask.add_argument("--json", action="store_true", help="print the JSON answer (docs/cli.md)")
-    ask.add_argument("--lang", choices=LANG_CHOICES, help="answer language (default: the asker's language)")
+    ask.add_argument("--lang", choices=LANGUAGES, help="answer language (default: the asker's language)")
     ask.add_argument("--top", type=_positive, default=3, help="how many matches to show (default 3)")
     ask.add_argument("--retriever", choices=RETRIEVERS, default="hybrid", help=argparse.SUPPRESS)
     _common(ask)
@@ -349,23 +353,14 @@ def main(argv: list[str] | None = None) -> int:
     prog = _prog(args)
     module_name, func_name = args.handler.split(":")
     try:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("bot."):
-                return fail(prog, f"not available in this build ({exc.name} is missing)", EXIT_USAGE)
-            raise
-        from bot.settings import SettingsError, get_settings
-
+        module = importlib.import_module(module_name)
         try:
             get_settings()  # a malformed setting stops here, named, before anything loads
         except SettingsError as exc:
             return fail(f"troubleshoot {args.command}", f"bad setting: {exc}", EXIT_USAGE)
-        if level >= 2:
-            import logging
-
-            logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                                format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        # Logging, configured once: -q keeps notices back; -v (and the services) log every
+        # library's records with time and level.
+        logs.configure(level="WARNING" if level <= 0 else None, service=args.command in SERVICES or level >= 2)
         return int(getattr(module, func_name)(args) or 0)
     except CliError as exc:
         return fail(prog, str(exc), exc.code)

@@ -135,7 +135,8 @@ def ask_code(args, question) -> int:
     """Code without error text: run it through the one verification path (the asker's own
     code, in the sandbox) and answer from the error it really raised (`--no-run`: only
     say that it is code)."""
-    from bot.verify.code_question import answer_from_report, not_run_answer, render_code_answer, traceback_text
+    from bot.answer.render import render_code_answer
+    from bot.verify.code_question import answer_from_report, not_run_answer, traceback_text
 
     lang = args.lang or question.language
     started = time.monotonic()
@@ -154,7 +155,7 @@ def ask_code(args, question) -> int:
         from functools import partial
 
         from bot.answer import answer
-        from bot.jobs.executor import JobError
+        from bot.jobs.base import JobError
         from bot.jobs.local import LocalExecutor
         from bot.jobs.settings import ConfigError, JobSettings
 

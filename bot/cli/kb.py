@@ -8,10 +8,11 @@ from pathlib import Path
 
 from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail, note, read_bounded
 from bot.kb.loader import check_knowledge, errors_only
+from bot.verify.patches import registry
 
 
 def check(args) -> int:
-    kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
+    kb, problems = check_knowledge(Path(args.dir) if args.dir else None, patch_names=set(registry.declared_names()))
     for problem in problems:
         print(problem, file=sys.stderr)
     errors = errors_only(problems)

@@ -15,7 +15,6 @@ import threading
 from slack_sdk.errors import SlackApiError
 
 from bot.settings import get_settings
-from bot.slack import logs
 from bot.slack.app import EVENTS_PATH, build_app, build_context, make_http_server, start_socket_mode, start_warm_up
 from bot.slack.services.context import SlackSettings
 
@@ -45,7 +44,6 @@ def _log_knowledge_problems() -> None:
 
 
 def serve(args) -> int:
-    logs.configure()
     settings = SlackSettings.from_env()
     if not settings.bot_token:
         return _fail("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...; see bot/slack/README.md)")

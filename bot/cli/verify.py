@@ -16,12 +16,9 @@ import threading
 from bot.cli.common import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOTHING_VERIFIED, EXIT_SERVICE, EXIT_USAGE, CliError,
                             fail, note, read_bounded)
 from bot.jobs.settings import ConfigError, JobSettings, redact_url
+from bot.text import InputError
 
 PROG = "troubleshoot verify"
-
-
-class InputError(Exception):
-    pass
 
 
 def read_snippet(path: str, what: str, *, stdin_taken: list | None = None) -> str:
@@ -151,7 +148,7 @@ def verify(args) -> int:
     if not ok:
         return fail(PROG, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
 
-    from bot.jobs.executor import JobError
+    from bot.jobs.base import JobError
     from bot.jobs.local import LocalExecutor
     from bot.verify.report import format_report
 
@@ -280,7 +277,7 @@ def verify_queued(args) -> int:
                           "(e.g. redis://localhost:6379/0), or run without --queue to verify here", EXIT_USAGE)
     code, fixed = _read_inputs(args, prog)
 
-    from bot.jobs.executor import JobError
+    from bot.jobs.base import JobError
     from bot.jobs.remote import CeleryExecutor
 
     show = not args.json and sys.stderr.isatty()
@@ -317,7 +314,7 @@ def verify_queued(args) -> int:
 
 def _queued_matrix(args, executor, code: str, fixed: str | None, progress) -> int:
     prog = "troubleshoot verify --queue --torch"
-    from bot.jobs.executor import JobError
+    from bot.jobs.base import JobError
     from bot.verify.matrix import format_matrix
 
     try:

@@ -105,7 +105,7 @@ def worker(args) -> int:
         return fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}",
                     EXIT_SERVICE)
     try:  # load the knowledge base once, before the pool forks
-        from bot.verify.classify import knowledge
+        from bot.kb.loader import current_knowledge as knowledge
 
         entries = len(list(knowledge().entries))
     except Exception as exc:  # noqa: BLE001 - say what is wrong instead of a traceback

@@ -47,6 +47,7 @@ class Embedder:
 def load_embedder(name: str | None = None) -> Embedder:
     name = name or settings.embedder_name()
     if name == DEFAULT:
+        # lazy: the packaged model's weights
         from bot.embed.direct import DIMENSION, UsemEncoder
 
         return Embedder(name=name, dimension=DIMENSION, model=UsemEncoder(threads=_threads()))
@@ -74,6 +75,7 @@ def usem_sentence_transformer(threads: int | None = None):
     """The packaged model as a `SentenceTransformer` (imports sentence-transformers)."""
     from sentence_transformers import SentenceTransformer
 
+    # lazy: torch
     from bot.embed.usem import UsemModule
 
     return SentenceTransformer(modules=[UsemModule(threads=threads or _threads())], device="cpu")

@@ -24,6 +24,7 @@ class UsemEncoder:
     @property
     def use(self):
         if self._use is None:
+            # lazy: the packaged model's weights
             from bot.embed.usemcache import load_use
 
             self._use = load_use(self.threads)

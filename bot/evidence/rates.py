@@ -56,9 +56,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from bot.answer.rates import Rate
-from bot.settings import get_settings
+from bot.evidence.display import PriorRates, Rate, RateSource
 from bot.kb import model as m
+from bot.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -166,10 +166,10 @@ Key = tuple[str, str]  # (entry id, workaround or dead end id)
 
 def load_observations(store) -> dict[Key, Observations]:
     """Everything the store knows, folded per item (one pass over outcomes and votes)."""
+    # lazy: SQLAlchemy loads only once there is a store to read (answers without one show priors)
     from sqlalchemy import case, func, select
 
-    from bot.evidence.models import Verification, VerificationOutcome
-    from bot.store.models import Answer, Vote
+    from bot.store.models import Answer, Verification, VerificationOutcome, Vote
 
     found: dict[Key, Observations] = {}
     latest: dict[Key, dict[tuple, str]] = {}
@@ -259,7 +259,7 @@ def top_workaround(answer_json: str | None, entry_id: str) -> str | None:
     return first if isinstance(first, str) else None
 
 
-# --- the rate source answers use (bot.answer.rates) ----------------------------------------
+# --- the rate source answers use ----------------------------------------
 
 _generation = 0  # bumped by every recording in this process: a snapshot older than that is stale
 _generation_lock = threading.Lock()
@@ -285,7 +285,7 @@ class EvidenceRates:
         self._url: str | None = None
 
     def snapshot(self) -> dict[Key, Observations]:
-        from bot.store.db import database_url
+        from bot.store.db import database_url  # lazy: SQLAlchemy, as in load_observations
 
         url = database_url()
         with self._lock:
@@ -298,7 +298,7 @@ class EvidenceRates:
 
     @staticmethod
     def _load() -> dict[Key, Observations]:
-        from bot.evidence.db import get_store
+        from bot.evidence.db import get_store  # lazy: SQLAlchemy, as in load_observations
 
         try:
             store = get_store(create=False)
@@ -318,5 +318,28 @@ class EvidenceRates:
 
 
 def rate_source() -> EvidenceRates:
-    """Found by bot.answer.rates when nobody has set a rate source."""
+    """The source answers use when nobody has set one (see get_rate_source)."""
     return EvidenceRates()
+
+
+_source_lock = threading.Lock()
+_source: RateSource | None = None
+
+
+def set_rate_source(source: RateSource | None) -> None:
+    """Use `source` for every answer from now on; None goes back to the default (the store)."""
+    global _source
+    with _source_lock:
+        _source = source
+
+
+def get_rate_source() -> RateSource:
+    global _source
+    with _source_lock:
+        if _source is None:
+            try:
+                _source = rate_source()
+            except Exception as exc:  # a broken store must not take answers down: fall back to the priors
+                log.warning("evidence rate source unavailable (%s); showing prior rates", exc)
+                _source = PriorRates()
+        return _source

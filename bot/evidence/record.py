@@ -24,15 +24,17 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from bot.evidence.models import CoverageGap, Verification, VerificationOutcome
+from bot.evidence.db import get_store
 from bot.evidence.rates import evidence_changed
+from bot.evidence.signature import question_signature
+from bot.kb.loader import current_knowledge
 from bot.settings import get_settings
-from bot.store.models import utcnow
+from bot.store.models import CoverageGap, Verification, VerificationOutcome, utcnow
+from bot.verify.report import STATUSES
 
 log = logging.getLogger(__name__)
 
 KINDS = ("workaround", "dead_end", "user")
-STATUSES = ("fixed", "still_fails", "new_error", "not_applicable", "timeout")
 
 
 def ask_recording_enabled() -> bool:
@@ -42,8 +44,6 @@ def ask_recording_enabled() -> bool:
 def _store(store):
     if store is not None:
         return store
-    from bot.evidence.db import get_store
-
     return get_store()
 
 
@@ -82,9 +82,7 @@ def _canonical(entry_id: str | None) -> str | None:
     if not entry_id:
         return None
     try:
-        from bot.verify.classify import knowledge
-
-        entry = knowledge().resolve(entry_id)
+        entry = current_knowledge().resolve(entry_id)
     except Exception:  # noqa: BLE001 - an unloadable knowledge base keeps the id as reported
         entry = None
     return entry.id if entry is not None else entry_id
@@ -189,8 +187,6 @@ def record_gap(text: str, result: dict, *, store=None) -> bool:
     try:
         if not isinstance(result, dict) or result.get("answered"):
             return False
-        from bot.evidence.signature import question_signature
-
         sig = question_signature(text)
         best = _best(result) or {}
         confidence = _number(best.get("confidence"))
@@ -232,8 +228,6 @@ def record_answer(text: str, result: dict, *, surface: str = "cli", store=None) 
     hash, entry, confidence, language, surface; no user text) and, when it was not
     confident, the coverage gap."""
     try:
-        from bot.evidence.signature import question_signature
-
         sig = question_signature(text)
         best = _best(result) if result.get("answered") else None
         store = _store(store)

@@ -13,6 +13,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from bot.retrieval.query import understand
+from bot.text import InputError
+from bot.text.normalize import normalise_message
+
 EXCERPT_CHARS = 200
 
 _IDENTIFIERS: list[tuple[re.Pattern, str]] = [
@@ -37,11 +41,17 @@ class QuestionSignature:
     error_type: str | None
 
 
-def question_signature(text: str) -> QuestionSignature:
-    """Raises bot.retrieval.clean.InputError for text that cannot be read (empty, binary)."""
-    from bot.retrieval.normalize import normalise_message
-    from bot.retrieval.query import understand
+def question_hash(text: str) -> str:
+    """The question's signature hash, the same on every surface (`troubleshoot ask`, Slack,
+    the coverage gaps), so answers group alike; text that cannot be signed is hashed as it is."""
+    try:
+        return question_signature(text).hash
+    except InputError:  # nothing readable to sign: hash what there is
+        return hashlib.sha256(normalise_message(text).encode()).hexdigest()
 
+
+def question_signature(text: str) -> QuestionSignature:
+    """Raises bot.text.InputError for text that cannot be read (empty, binary)."""
     query = understand(text)
     # Identifiers go before normalising (which would cut a URL at its slashes) and after.
     normalised = scrub(normalise_message(scrub(query.error_text)))

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from bot.answer.rates import evidence_text, measured_rate, rate_text
+from bot.evidence.display import evidence_text, measured_rate, rate_text
 from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
                                 VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
 from bot.kb import model as m
+from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
+from bot.store.models import VoteReason
 
 TOP_GAPS = 20
 
@@ -52,9 +54,6 @@ def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bo
 
 
 def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int], list[dict]]:
-    from bot.evidence.models import CoverageGap, Verification, VerificationOutcome
-    from bot.store.models import Answer, Vote
-
     with store.session() as session:
         totals = {
             "verifications": session.scalar(select(func.count()).select_from(Verification)) or 0,
@@ -63,7 +62,6 @@ def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int]
             "votes": session.scalar(select(func.count()).select_from(Vote)) or 0,
             "coverage_gaps": session.scalar(select(func.count()).select_from(CoverageGap)) or 0,
         }
-        from bot.store.models import VoteReason
 
         totals["downvote_reasons"] = session.scalar(select(func.count()).select_from(VoteReason)) or 0
         answers = dict(session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None))

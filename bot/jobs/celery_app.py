@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from celery import Celery
 
+from bot.jobs.backend import PollingRedisBackend
 from bot.jobs.settings import QUEUE, TASK_NAME, JobSettings
+from bot.jobs.tasks import register
+from bot.settings import get_settings
 
 
 def make_app(settings: JobSettings) -> Celery:
     settings.check()
-    from bot.jobs.backend import PollingRedisBackend
-
-    from bot.settings import get_settings
-
     timeout = get_settings().redis_timeout_seconds  # a Redis that accepts and never answers: an error
     app = Celery("troubleshoot", set_as_current=False)
     app.backend_cls = PollingRedisBackend  # result_backend below stays the URL it reads
@@ -67,8 +66,6 @@ def make_app(settings: JobSettings) -> Celery:
         worker_send_task_events=False,
         worker_hijack_root_logger=True,
     )
-    from bot.jobs.tasks import register
-
     register(app, settings)
     return app
 

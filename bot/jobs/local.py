@@ -14,7 +14,7 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from bot.jobs.executor import JobFailed, JobTimeout, Progress
+from bot.jobs.base import JobFailed, JobTimeout, Progress
 from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
 from bot.jobs.verification import check_snippet, worker_info

@@ -19,11 +19,12 @@ from billiard.exceptions import WorkerLostError
 from celery import states
 from kombu.exceptions import KombuError
 
-from bot.jobs.executor import BrokerUnavailable, JobFailed, JobTimeout, Progress
+from bot.jobs.base import BrokerUnavailable, JobFailed, JobTimeout, Progress
 from bot.jobs.reports import over_time_report, worker_lost_report
 from bot.jobs.settings import TASK_NAME, JobSettings, env_queue, redact_url
 from bot.jobs.state import JobState, client_for
 from bot.jobs.verification import check_snippet
+from bot.verify.matrix import combine
 
 POLL_SECONDS = 0.1
 OUTAGE_GRACE_SECONDS = 5.0  # how long the broker may be unreachable while we wait
@@ -160,6 +161,7 @@ class CeleryExecutor:
         if not self.settings.redis_url:
             raise ValueError("CeleryExecutor needs REDIS_URL (the broker); without it use LocalExecutor")
         if app is None:
+            # lazy: importing celery_app builds its module-level app from the environment
             from bot.jobs.celery_app import make_app
 
             app = make_app(self.settings)
@@ -216,7 +218,6 @@ class CeleryExecutor:
         """The snippet on each torch release, each job on a worker holding that release
         (all submitted at once, so different workers run them side by side); a release no
         online worker holds is refused first, naming those that are held."""
-        from bot.verify.matrix import combine
 
         held = self.environments()
         missing = [v for v in versions if v not in held]

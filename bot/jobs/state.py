@@ -19,13 +19,14 @@ import time
 
 import redis
 
+from bot.settings import get_settings
+
 PREFIX = "troubleshoot"
 
 
 def client_for(url: str) -> redis.Redis:
     if url.startswith("redis+socket://"):
         url = "unix://" + url[len("redis+socket://"):]
-    from bot.settings import get_settings
 
     timeout = get_settings().redis_timeout_seconds
     return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout,

@@ -24,11 +24,13 @@ from billiard.exceptions import WorkerLostError
 from celery import signals, states
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
 
+from bot.envs import EnvError, EnvStore
 from bot.jobs.gpus import gpu_for_slot
 from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, TASK_NAME, JobSettings, env_queue
 from bot.jobs.state import JobState, Repeater, client_for
 from bot.jobs.verification import worker_info
+from bot.text.lang import LANGUAGES
 from bot.verify.service import run_verification
 
 log = logging.getLogger("bot.jobs.worker")
@@ -94,8 +96,6 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
     info = worker_info(gpu, name=task.request.hostname, executor="celery", attempt=starts)
     environment = None
     if torch:
-        from bot.envs import EnvError, EnvStore
-
         try:  # routed here because this worker advertised it; it may have been removed since
             environment = EnvStore(WorkerConfig.envs_dir).require(torch)
         except EnvError as exc:
@@ -115,7 +115,7 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=settings.job_seconds, info=info,
-                                      lang=lang if lang in ("en", "ko", "zh") else "en", environment=environment)
+                                      lang=lang if lang in LANGUAGES else "en", environment=environment)
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
     report["job"] = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}

@@ -9,12 +9,11 @@ import socket
 from typing import Any
 
 from bot.jobs.gpus import NO_GPU_NOTE
+from bot.settings import get_settings
 
 
 
 def max_snippet_bytes() -> int:
-    from bot.settings import get_settings
-
     return get_settings().max_snippet_bytes
 
 

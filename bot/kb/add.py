@@ -19,8 +19,9 @@ import yaml
 
 from bot.kb import model as m
 from bot.kb.loader import Problem, load_article_file, parse_front_matter
-from bot.lang import dominant_language, unserved_language
-from bot.retrieval.normalize import normalise_message
+from bot.settings import get_settings
+from bot.text.lang import dominant_language, unserved_language
+from bot.text.normalize import normalise_message
 
 MAX_BYTES = 2_000_000  # the default of TROUBLESHOOT_MAX_ARTICLE_BYTES
 ALLOWED_SUFFIXES = {".txt", ".md", ".markdown", ".log", ""}
@@ -81,8 +82,6 @@ def _slug(name: str, digest: str) -> str:
 
 
 def _max_bytes() -> int:
-    from bot.settings import get_settings
-
     return get_settings().max_article_bytes
 
 

@@ -15,22 +15,19 @@ from __future__ import annotations
 
 import re
 
-from bot.kb.loader import ID_RE, LANGS
-from bot.retrieval.normalize import PLACEHOLDERS
+from bot.kb.loader import ID_RE
+from bot.text.lang import LANGUAGES
+from bot.text.normalize import PLACEHOLDERS, error_type_of
 
 GROUP = "pytorch"
 SIGNATURE_CHARS = 120  # of the message: the stable head; long tails vary
 _STOP = {"a", "an", "the", "of", "to", "in", "on", "for", "is", "are", "be", "and", "or", "but", "with", "at", "by",
          "it", "its", "this", "that", "was", "were", "has", "have", "not", "no", "as", "from", "got", "expected"}
 _PLACEHOLDER_RE = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS + ("<user>", "<url>", "<email>")))
-DRAFT_NOTE = ("a draft made from a coverage gap by `troubleshoot kb draft`: it does not load until it is complete. "
-              "Fill in every field reported below, then delete the `draft:` block")
 
 
 def split_error(example: str) -> tuple[str | None, str]:
     """("RuntimeError", "the message") from "RuntimeError: the message"."""
-    from bot.evidence.gaps import error_type_of
-
     error_type = error_type_of(example)
     if error_type:
         return error_type, example.split(":", 1)[1].strip()
@@ -76,7 +73,7 @@ def _sq(text: str) -> str:
 
 def _prose(name: str, indent: str, comment: str) -> list[str]:
     lines = [f"{indent}{name}:  # {comment}"]
-    lines += [f'{indent}  {lang}: ""' for lang in LANGS]
+    lines += [f'{indent}  {lang}: ""' for lang in LANGUAGES]
     return lines
 
 

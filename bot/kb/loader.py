@@ -20,11 +20,15 @@ from bot import settings
 from bot.kb import model as m
 from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
+from bot.text.lang import LANGUAGES
+from bot.text.normalize import normalise_message
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+# What a draft entry says until it is complete (bot/kb/draft.py writes the skeleton).
+DRAFT_NOTE = ("a draft made from a coverage gap by `troubleshoot kb draft`: it does not load until it is complete. "
+              "Fill in every field reported below, then delete the `draft:` block")
 PATCH_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-LANGS = settings.LANGUAGES
 
 
 @dataclass
@@ -224,8 +228,8 @@ class _Validator:
                 return None
             return value
         if kind == "lang":
-            if value not in LANGS:
-                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGS)}")
+            if value not in LANGUAGES:
+                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGUAGES)}")
                 return None
             return value
         if kind == "rate":
@@ -267,14 +271,14 @@ class _Validator:
             self.problem(path, "expected texts per language (en, ko, zh)", "write `en: ...`, `ko: ...`, `zh: ...`")
             return None
         for lang in value:
-            if lang not in LANGS:
-                self.problem(path + (lang,), f"unknown language {lang!r}", f"use {', '.join(LANGS)}")
-        for lang in LANGS:
+            if lang not in LANGUAGES:
+                self.problem(path + (lang,), f"unknown language {lang!r}", f"use {', '.join(LANGUAGES)}")
+        for lang in LANGUAGES:
             text = value.get(lang)
             if not isinstance(text, str) or not text.strip():
                 self.problem(path, f"missing language {lang!r}", f"add a {_LANG_NAMES[lang]} text under `{lang}:`")
         return m.I18n({k: join_cjk(v.strip()) for k, v in value.items()
-                       if k in LANGS and isinstance(v, str) and v.strip()})
+                       if k in LANGUAGES and isinstance(v, str) and v.strip()})
 
     def _regex(self, value, path: tuple) -> m.Signature | None:
         if not isinstance(value, str) or not value.strip():
@@ -317,16 +321,6 @@ _BUILDERS = {
 }
 
 
-def registered_patch_names() -> set[str] | None:
-    """Names of the machine-applicable patches, or None while no patch is registered."""
-    try:
-        from bot.verify.patches import registry
-    except ImportError:
-        return None
-    names = set(registry.declared_names())  # without importing the patches (and libcst)
-    return names or None
-
-
 # --- files --------------------------------------------------------------------
 
 
@@ -356,8 +350,6 @@ def load_entry_file(path: Path, problems: list[Problem], patch_names: set[str] |
     if isinstance(fields, dict) and "draft" in fields:
         # A skeleton from `troubleshoot kb draft` (bot/kb/draft.py): never loads; every
         # empty field is reported below with what to write.
-        from bot.kb.draft import DRAFT_NOTE
-
         v.problem(("draft",), DRAFT_NOTE, "titles, prose and the fixes in en, ko and zh; see knowledge/README.md")
         fields = {k: val for k, val in fields.items() if k != "draft"}
     data = v.obj(fields, (), ENTRY_FIELDS, "entry")
@@ -427,18 +419,9 @@ def _check_entry_consistency(entry: m.Entry, v: _Validator) -> None:
                 v.problem((field_name, i, "id"), f"duplicate {field_name[:-1].replace('_', ' ')} id {item.id!r}")
             seen.add(item.id)
     for i, example in enumerate(entry.examples):
-        if not entry.matches(example, _normalise(example)):
+        if not entry.matches(example, normalise_message(example)):
             v.problem(("examples", i), "no signature of this entry matches this example",
                       "widen a pattern under `signatures:` or fix the example")
-
-
-def _normalise(text: str) -> str:
-    # Signatures are tried on the raw and on the normalised message (see knowledge/README.md).
-    try:
-        from bot.retrieval.normalize import normalise_message
-    except ImportError:
-        return text
-    return normalise_message(text)
 
 
 def parse_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -482,14 +465,16 @@ def load_article_file(path: Path, articles_root: Path, problems: list[Problem]) 
                      source=data["source"])
 
 
-def check_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Problem]]:
-    """Load everything that is valid and report every problem found."""
+def check_knowledge(root: Path | None = None, patch_names: set[str] | None = None
+                    ) -> tuple[m.KnowledgeBase, list[Problem]]:
+    """Load everything that is valid and report every problem found. `patch_names`: the
+    machine-applicable patches a `patch:` field may name (the caller knows them: `kb check`
+    passes bot.verify.patches.registry.names()); None leaves patch names unchecked."""
     root = Path(root or settings.knowledge_dir())
     problems: list[Problem] = []
     entries_dir, articles_dir = root / "entries", root / "articles"
     if not entries_dir.is_dir():
         problems.append(Problem(entries_dir, None, "", "knowledge entries folder is missing"))
-    patch_names = registered_patch_names()
 
     entries: dict[str, m.Entry] = {}
     aliases: dict[str, str] = {}
@@ -603,6 +588,13 @@ def cached_knowledge(root: Path | None = None) -> tuple[m.KnowledgeBase, list[Pr
         kb, problems = check_knowledge(root)
         _cache[key] = (fingerprint, kb, problems)
         return kb, problems
+
+
+def current_knowledge() -> m.KnowledgeBase:
+    """The project's knowledge base as retrieval, verification and the evidence share it
+    (re-read when a file changes). Entries with problems are left out (`troubleshoot kb
+    check` reports them), so one bad file does not stop the bot."""
+    return cached_knowledge()[0]
 
 
 def load_knowledge(root: Path | None = None) -> m.KnowledgeBase:

@@ -7,6 +7,6 @@ its fix rates and the evidence behind them, a list by area and a dashboard.
     export.py    the same pages as static files (`troubleshoot kb export DIR`)
     links.py     how pages link to each other (served or static) and TROUBLESHOOT_PUBLIC_URL
 
-Rates are shown as bot.answer.rates shows them: a percentage only where verified runs
+Rates are shown as bot.evidence.display shows them: a percentage only where verified runs
 or votes measured it, with its counts; otherwise "team estimate, not yet verified".
 """

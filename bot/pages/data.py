@@ -6,7 +6,7 @@ snap)` is an entry's page document with every human text in all its languages, a
 `index_doc` / `stats_doc` those of the list and the dashboard. The renderers (html.py,
 markdown.py) only pick a language and format; nothing here is escaped, they escape.
 
-Rates follow bot.answer.rates: a percentage (`measured`) only where verified runs or
+Rates follow bot.evidence.display: a percentage (`measured`) only where verified runs or
 votes measured it, with its counts (`rate_text`); otherwise `rate_text` says "team
 estimate, not yet verified" and no percentage is given. The team's prior is kept in
 `prior` for the JSON reader, never as the number a page shows.
@@ -18,11 +18,13 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from bot.answer.rates import Rate, evidence_text, measured_rate, rate_text, refuted_text
+from bot.evidence.display import Rate, evidence_text, measured_rate, rate_text, refuted_text
 from bot.evidence.rates import EvidenceRates, Key, Observations, load_observations, torch_minor
 from bot.kb import model as m
 from bot.pages.areas import ORDER as AREA_ORDER, area_of
-from bot.settings import LANGUAGES
+from bot.store.models import CoverageGap, Verification, VerificationOutcome
+from bot.store.models import Answer, Vote
+from bot.text.lang import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +113,6 @@ def _aware(when: datetime | None) -> datetime | None:
 def _load(store, now: datetime) -> Snapshot:
     from sqlalchemy import case, func, select
 
-    from bot.evidence.models import CoverageGap, Verification, VerificationOutcome
-    from bot.store.models import Answer, Vote
 
     snap = Snapshot(backend=store.engine.dialect.name, observations=load_observations(store))
     start = (now - timedelta(days=now.weekday())).replace(hour=0, minute=0, second=0, microsecond=0) \

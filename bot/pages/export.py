@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bot.kb.links import StaticLinks
 from bot.pages import data, html, markdown
-from bot.pages.links import StaticLinks
-from bot.settings import LANGUAGES
+from bot.text.lang import LANGUAGES
 
 FORMATS = ("html", "md", "json")
 

@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 from bot.pages import charts
 from bot.pages.areas import NAMES as AREA_NAMES
 from bot.pages.labels import LANG_NAMES, labels, status_text
-from bot.settings import LANGUAGES
+from bot.text.lang import LANGUAGES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _TICKS = re.compile(r"`([^`\n]+)`")

@@ -11,7 +11,7 @@ import re
 
 from bot.pages.html import pick, safe_url
 from bot.pages.labels import LANG_NAMES, labels, status_text
-from bot.settings import LANGUAGES
+from bot.text.lang import LANGUAGES
 
 _SPANS = re.compile(r"(`[^`\n]+`)")
 _SPECIAL = re.compile(r"([\\\[\]*_#|!])")

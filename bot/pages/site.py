@@ -19,9 +19,11 @@ import threading
 import time
 from urllib.parse import parse_qs, quote
 
+from bot.kb.links import BASE, ServerLinks
+from bot.kb.loader import cached_knowledge
 from bot.pages import data, html, markdown
-from bot.pages.links import BASE, ServerLinks
-from bot.settings import LANGUAGES, get_settings
+from bot.settings import get_settings
+from bot.text.lang import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,6 @@ class KnowledgePages:
 
     # --- sources ---------------------------------------------------------------------------
     def knowledge(self):
-        from bot.kb.loader import cached_knowledge
-
         kb, _problems = cached_knowledge(self.knowledge_dir)  # invalid files are left out
         return kb
 

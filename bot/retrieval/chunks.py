@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.kb import model as m
-from bot.retrieval.normalize import normalise_for_search
+from bot.text.lang import LANGUAGES
+from bot.text.normalize import normalise_for_search
 
 # Bump when the chunking below changes: every file is then re-embedded.
 CHUNKER_VERSION = "5"  # 5: article passages attributed to the entries they are about
 
 MAX_CHARS = {"en": 320, "ko": 160, "zh": 120}
-LANGS = ("en", "ko", "zh")
 
 
 @dataclass
@@ -106,7 +106,7 @@ def entry_chunks(entry: m.Entry, file: str) -> FileChunks:
     def prose(field_value: m.I18n | None, kind: str, ref: str = "", header: m.I18n | None = None) -> None:
         if not field_value:
             return
-        for lang in LANGS:
+        for lang in LANGUAGES:
             text = field_value.get(lang)
             if not text:
                 continue
@@ -120,7 +120,7 @@ def entry_chunks(entry: m.Entry, file: str) -> FileChunks:
     for version in entry.affected_versions:
         if version.message:
             add("en", "message", normalise_for_search(version.message))
-    for lang in LANGS:
+    for lang in LANGUAGES:
         if entry.title.get(lang):
             add(lang, "title", entry.title[lang])
     prose(entry.symptoms, "symptoms", header=entry.title)
@@ -149,7 +149,7 @@ def article_chunks(article: m.Article, file: str) -> FileChunks:
     out = FileChunks(file)
     if not article.entries:
         return out  # nothing to attribute its passages to
-    lang = article.language if article.language in LANGS else "en"
+    lang = article.language if article.language in LANGUAGES else "en"
     body = _CODE_FENCE.sub("\n\n", article.body)
     seen: set[str] = set()
     for paragraph in _PARAGRAPH.split(body):

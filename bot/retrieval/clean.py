@@ -20,14 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.retrieval.normalize import ANSI_RE
+from bot.text import InputError
+from bot.text.normalize import ANSI_RE
 
 MAX_CHARS = 60_000  # what we keep of a huge paste: its head and, mostly, its tail
 _HEAD_CHARS = 10_000
-
-
-class InputError(ValueError):
-    """The input cannot be answered; the message says why."""
 
 
 @dataclass

@@ -11,6 +11,7 @@ at most every few seconds.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -18,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import settings
+from bot.embed import load_embedder
 from bot.kb import model as m
+from bot.kb.loader import cached_knowledge, errors_only
 from bot.retrieval import calibration, fusion
 from bot.retrieval.chunks import Chunk
 from bot.retrieval.index import IndexDamaged, IndexProblem, SearchIndex, build_index, staleness
@@ -77,11 +80,8 @@ class Engine:
 
     @classmethod
     def load(cls, kb_root: Path | None = None, index_dir: Path | None = None, embedder=None) -> "Engine":
-        from bot.kb.loader import cached_knowledge
-
         if embedder is None:
             embedder = get_embedder()
-        from bot.kb.loader import errors_only
 
         kb, problems = cached_knowledge(kb_root or settings.knowledge_dir())
         index = SearchIndex.load(index_dir, embedder.name, embedder.dimension)
@@ -106,7 +106,7 @@ class Engine:
 
     def search(self, text: str | Query, top: int = 5, retriever: str = "hybrid",
                fusion_method: str = "scores") -> SearchResult:
-        """Raises clean.InputError for input that cannot be answered (empty, binary)."""
+        """Raises bot.text.InputError for input that cannot be answered (empty, binary)."""
         query = text if isinstance(text, Query) else understand(text)
         legs = self.run_legs(query, retriever)
         fused = fusion.fuse(legs, fusion_method)
@@ -171,8 +171,6 @@ _ENGINES: dict[tuple[str, str, str], Engine] = {}
 
 
 def get_embedder(name: str | None = None):
-    from bot.embed import load_embedder
-
     name = name or settings.embedder_name()
     with _LOCK:
         if name not in _EMBEDDERS:
@@ -180,8 +178,7 @@ def get_embedder(name: str | None = None):
         return _EMBEDDERS[name]
 
 
-def _say(message: str) -> None:
-    print(f"troubleshoot: {message}", file=sys.stderr, flush=True)
+_say = logging.getLogger(__name__).info  # index-building notices: the CLI's logging shows them
 
 
 def get_engine(auto_build: bool = True, log=_say) -> Engine:
@@ -199,7 +196,7 @@ def get_engine(auto_build: bool = True, log=_say) -> Engine:
                 raise IndexProblem(f"the index is out of date ({reason}); run `troubleshoot index build`")
             embedder = get_embedder(name)
             log(f"building the search index in {index_dir} ({reason})")
-            report = build_index(kb_root, index_dir, embedder, progress=sys.stderr.isatty(), log=log)
+            report = build_index(kb_root, index_dir, embedder, progress=False, log=log)
             log(f"index ready: {report.chunks} chunks, {len(report.embedded_files)} file(s) embedded, "
                 f"{report.reused_files} reused, {report.seconds:.1f} s")
             engine = None

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from bot.text import InputError
+
 PREDICTED = 5  # ids listed per eval row
 
 

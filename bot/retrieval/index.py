@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -28,6 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from bot import settings
+from bot.embed import load_embedder
+from bot.kb.loader import cached_knowledge
 from bot.retrieval.chunks import CHUNKER_VERSION, Chunk, knowledge_chunks
 from bot.retrieval.tokenize import tokenize
 
@@ -312,15 +315,11 @@ def build_index(kb_root: Path | None = None, index_dir: Path | None = None, embe
     import faiss
     from tqdm import tqdm
 
-    from bot.kb.loader import cached_knowledge
-
     started = time.perf_counter()
     kb_root = Path(kb_root or settings.knowledge_dir())
     index_dir = Path(index_dir or settings.index_dir())
-    log = log or (lambda msg: print(msg, file=sys.stderr))
+    log = log or logging.getLogger(__name__).info
     if embedder is None:
-        from bot.embed import load_embedder
-
         embedder = load_embedder()
 
     def up_to_date() -> BuildReport | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.kb import model as m
-from bot.retrieval.normalize import normalise_message
+from bot.text.normalize import normalise_message
 from bot.retrieval.query import Query
 from bot.retrieval.tokenize import tokenize
 

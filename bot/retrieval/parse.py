@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.retrieval.normalize import is_torch_path, normalise_frame_path
+from bot.text.normalize import is_torch_path, normalise_frame_path
 
 
 @dataclass

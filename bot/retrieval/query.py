@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.lang import detect_language
 from bot.retrieval.clean import Cleaned, clean
-from bot.retrieval.normalize import normalise_for_search, normalise_message
 from bot.retrieval.parse import Frame, Parsed, parse
+from bot.text.lang import detect_language
+from bot.text.normalize import normalise_for_search, normalise_message
 
 _CJK_RUN = re.compile(r"[\uac00-\ud7a3\u3130-\u318f\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff][^\n]*")
 # The error text a leg looks at is capped: a huge paste is noise beyond the message.
@@ -64,7 +64,7 @@ def _prose(cleaned: Cleaned, parsed: Parsed) -> str:
 
 
 def understand(text: str) -> Query:
-    """Raises clean.InputError for input that cannot be answered (empty, binary)."""
+    """Raises bot.text.InputError for input that cannot be answered (empty, binary)."""
     cleaned = clean(text)
     parsed = parse(cleaned.text)
     last = parsed.last

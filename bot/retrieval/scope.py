@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.retrieval.normalize import normalise_frame_path
+from bot.text.normalize import normalise_frame_path
 
 NO_ERROR, OTHER_LIBRARY, PYTORCH = "no-error", "other-library", "pytorch"
 

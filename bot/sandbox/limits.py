@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from bot.settings import sandbox_cpus
+
 KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
@@ -40,7 +42,6 @@ class Limits:
         if self.cpu_seconds is None:
             object.__setattr__(self, "cpu_seconds", self.wall_seconds * CPU_SECONDS_PER_WALL_SECOND)
         if self.cpus is None:
-            from bot.settings import sandbox_cpus
             object.__setattr__(self, "cpus", sandbox_cpus())
 
 

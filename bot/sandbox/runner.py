@@ -28,6 +28,8 @@ from . import bwrap, cgroups, environment, facts, gpu as gpu_mod, privileges, rl
 from .limits import Limits, format_bytes, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 
+from bot.settings import sandbox_rlimit_fallback
+
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 MAX_FILES = 32
@@ -218,7 +220,6 @@ class Sandbox:
         self.bwrap_path = self.bwrap_path or bwrap.find_bwrap()
         self.layout = self.layout or bwrap.discover_host()
         if self.allow_rlimit_fallback is None:
-            from bot.settings import sandbox_rlimit_fallback
             self.allow_rlimit_fallback = sandbox_rlimit_fallback()
         if not self.use_cgroups:
             self._backend = cgroups.Backend(None, "cgroups turned off")

@@ -16,8 +16,10 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot.pages.site import KnowledgePages, handles as is_page
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
+from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import make_client
 from bot.slack.services.verification import default_executor
 from bot.store import Store, open_store
@@ -30,7 +32,7 @@ WORKER_THREADS = 16
 
 
 def default_answer_fn(text: str, lang: str | None = None, top: int = 3) -> dict:
-    from bot.answer import answer  # loads the index and embedding model on first use
+    from bot.answer import answer  # lazy: loads the index and embedding model on first use
 
     return answer(text, lang=lang, top=top)
 
@@ -73,7 +75,6 @@ def build_app(ctx: BotContext) -> App:
 
     @app.error
     def on_error(error, body, logger):  # errors bolt caught outside our own handlers
-        from bot.slack.services.errors import log_failure
         log_failure(f"bolt listener ({(body or {}).get('type')})", error)
 
     return app
@@ -159,8 +160,6 @@ def _discard_response(status, headers, exc_info=None):
 
 
 def wsgi_app(app: App, ctx: BotContext):
-    from bot.pages.site import KnowledgePages, handles as is_page
-
     slack = SlackRequestHandler(app, path=EVENTS_PATH)
     pages = KnowledgePages(store=ctx.store)  # the knowledge pages at /kb (bot/pages/site.py)
     from slack_sdk.signature import SignatureVerifier

@@ -167,7 +167,7 @@ def confidence_text(match: dict, lang: str) -> str:
 
 def _rate_text(w: dict, lang: str) -> str:
     """A percentage only where our runs or votes measured it, with its counts; otherwise
-    "team estimate, not yet verified" (bot.answer.rates)."""
+    "team estimate, not yet verified" (bot.evidence.display)."""
     text = escape(str(w.get("rate_text") or ""))
     rate = w.get("success_rate")
     if w.get("rate_kind") == "measured" and isinstance(rate, (int, float)):

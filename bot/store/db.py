@@ -17,6 +17,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 from bot import settings
+from bot import backoff
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_LOCK_ID = 0x7472626C  # an arbitrary constant naming "our" advisory lock
@@ -39,7 +40,6 @@ def _server_engine(url: str) -> Engine:
     (PostgreSQL) and TCP timeouts, so a server that accepts and never answers is an
     error within seconds; and a back-off (bot/backoff.py), so it is not tried again on
     every call."""
-    from bot import backoff
 
     cfg = settings.get_settings()
     parsed = make_url(url)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from bot.kb.loader import current_knowledge
 from bot.kb.model import Entry, KnowledgeBase
-from bot.retrieval.normalize import normalise_message
+from bot.text.normalize import normalise_message
 
 # Confidence of a signature match: the signatures are written for exactly these
 # messages, so a match is strong; it is weaker when the exception type is not one the
@@ -22,15 +23,6 @@ TYPE_MISMATCH = 0.75
 AMBIGUOUS = 0.6
 
 Retriever = Callable[[str | None, str], "tuple[str | None, float]"]
-
-def knowledge() -> KnowledgeBase:
-    """The project's knowledge base (shared with retrieval, re-read when a file changes).
-    Entries with problems are left out (`troubleshoot kb check` reports them), so one bad
-    file does not stop verification."""
-    from bot.kb.loader import cached_knowledge
-
-    return cached_knowledge()[0]
-
 
 def error_text(type_: str | None, message: str | None) -> str:
     message = (message or "").strip()
@@ -54,7 +46,7 @@ def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase 
     text = error_text(type_, message)
     if not text:
         return None, 0.0
-    kb = kb or knowledge()
+    kb = kb or current_knowledge()
     texts = [text, normalise_message(text)]
     short_type = (type_ or "").rsplit(".", 1)[-1]  # the sandbox names `_pickle.UnpicklingError`
     hits = []

@@ -22,7 +22,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from bot.lang import detect_language
+from bot.text.lang import detect_language
 
 MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
 MAX_CODE_CHARS = 50_000
@@ -368,29 +368,3 @@ def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang:
 def _short(text: str | None, limit: int) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def render_code_answer(data: dict, top: int = 3) -> str:
-    """`troubleshoot ask` on code, as text: what the run did, the answer to its error (as
-    for a pasted error), then what each fix did to the asker's snippet."""
-    from bot.answer.render import render_answer
-
-    lang = data.get("language") or "en"
-    out = [data.get("note") or ""]
-    run = data.get("run")
-    if run and run.get("error"):
-        out.append("")
-        out.append(render_answer(data, top=top))
-    fixes = (data.get("verification") or {}).get("fixes") or []
-    if fixes:
-        from bot.verify.verify import describe_row
-
-        out.append("")
-        out.append(words("tried_on_yours", lang) + ":")
-        for row in fixes:
-            mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
-                "✗" if row.get("status") in ("still_fails", "new_error") else "·"
-            out.append(f"  {mark} " + describe_row({"status": "not_applicable", "kind": "workaround", **row}))
-            if row.get("status") == "fixed" and row.get("diff"):
-                out.extend("      " + line for line in row["diff"].rstrip("\n").split("\n"))
-    return "\n".join(out)

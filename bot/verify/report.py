@@ -1,10 +1,30 @@
-"""The human-readable form of a verification report (`troubleshoot verify` without --json)."""
+"""The verification report (`troubleshoot verify --json`): the status of each fix, the
+progress callback every executor and surface passes through, and the report's
+human-readable form (`troubleshoot verify` without --json)."""
 
 from __future__ import annotations
 
 import textwrap
+from enum import StrEnum
+from typing import Callable
 
 from bot.sandbox.limits import format_bytes
+
+# progress(stage, done, total): "queued", "running original", "fix k of n: ...", "done"
+Progress = Callable[[str, int, int], None]
+
+
+class Status(StrEnum):
+    """What one fix did to the error; the report's JSON carries the value."""
+
+    FIXED = "fixed"
+    STILL_FAILS = "still_fails"
+    NEW_ERROR = "new_error"
+    NOT_APPLICABLE = "not_applicable"
+    TIMEOUT = "timeout"
+
+
+STATUSES = tuple(status.value for status in Status)
 
 KINDS = {"workaround": "fix", "dead_end": "dead end", "user": "yours"}
 RESULT_WIDTH = 28

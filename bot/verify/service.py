@@ -18,15 +18,18 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from bot.kb.model import KnowledgeBase
+from bot.sandbox import Limits, RunResult, run_snippet
+from bot.settings import get_settings
+from bot.verify.report import Progress
+from bot.verify.verify import verify_snippet
 
-Progress = Callable[[str, int, int], None]
 MIN_RUN_SECONDS = 1.0  # a run that would get less than this is not started
 
 
 def engine_classifier(type_: str | None, message: str) -> tuple[str | None, float]:
     """The retrieval engine's classifier, loaded on first use (it costs seconds to load
     the embedder, paid only for errors no signature recognises)."""
-    from bot.retrieval.engine import get_engine
+    from bot.retrieval.engine import get_engine  # lazy: torch and the embedder load only when needed
 
     return get_engine().classify(type_, message)
 
@@ -42,8 +45,6 @@ class BudgetRunner:
         self.skipped = 0
 
     def __call__(self, code: str, **options):
-        from bot.sandbox import Limits, RunResult, run_snippet
-
         runner = self._runner or run_snippet
         remaining = self.deadline - time.monotonic()
         if remaining < MIN_RUN_SECONDS:
@@ -71,9 +72,6 @@ def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | Non
     report["environment"]["worker"]; `kb`: another knowledge base than the project's;
     `environment`: a torch environment (bot.envs.Environment) whose packages the sandbox
     mounts instead of the worker's own (report["environment"]["torch_env"] names it)."""
-    from bot.settings import get_settings
-    from bot.verify.verify import verify_snippet
-
     if job_seconds is None:
         job_seconds = get_settings().job_seconds
     budget = BudgetRunner(time.monotonic() + job_seconds, runner)

@@ -8,7 +8,7 @@
    memory against the original run.
 3. A fixed version from the asker is run the same way ("user-fixed").
 
-The output is the JSON contract of `troubleshoot verify` (shared/DESIGN.md), with
+The output is the JSON contract of `troubleshoot verify` (other tools read it), with
 extra keys for the answer and the evidence store.
 """
 
@@ -22,15 +22,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from bot.kb.loader import current_knowledge
 from bot.kb.model import Entry, KnowledgeBase
-from bot.verify.classify import Retriever, classify_error, knowledge
+from bot.sandbox import run_snippet
+from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
+from bot.verify.report import Progress
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
-Progress = Callable[[str, int, int], None]
-
-STATUSES = ("fixed", "still_fails", "new_error", "not_applicable", "timeout")
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
 LIMIT_MESSAGES = {
     "memory": "the run went over the sandbox's memory limit",
@@ -40,8 +40,6 @@ LIMIT_MESSAGES = {
 
 
 def default_runner() -> Runner:
-    from bot.sandbox import run_snippet
-
     return run_snippet
 
 
@@ -358,5 +356,5 @@ def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner |
     if not isinstance(code, str) or not code.strip():
         raise ValueError("the snippet is empty")
     return _Verification(code, fixed_code=fixed_code, runner=runner, progress=progress, parallel=parallel,
-                         kb=kb or knowledge(), lang=lang, gpus=gpus, run_options=run_options,
+                         kb=kb or current_knowledge(), lang=lang, gpus=gpus, run_options=run_options,
                          retriever=retriever).verify()

@@ -21,12 +21,12 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bot.settings import var_dir
+
 MESSAGE_CHARS = 300
 
 
 def default_path() -> Path:
-    from bot.settings import var_dir
-
     return var_dir() / "version-table.json"
 
 

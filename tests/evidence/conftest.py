@@ -4,9 +4,9 @@
   seed000_backward_twice.py) by `troubleshoot verify --json` in the real sandbox,
   recorded into a store of its own; the other tests reuse its report.
 - `evidence_kb`: a slice of the knowledge base (the seed's entry and its neighbours)
-  with its real search index, built once.
-- `pg_url`: a private PostgreSQL database (troubleshoot_test_<random>) on
-  127.0.0.1:5432, dropped at the end; skipped with the reason where none answers.
+  with its real search index, built once and shared with the Slack tests (tests/conftest.py).
+- `pg_url`: a private PostgreSQL database (troubleshoot_test_<random>) on the test
+  server (tests/probes.py), dropped at the end; skipped with the reason where none answers.
 - `make_store`: a fresh store on SQLite or PostgreSQL.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,9 +26,6 @@ REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "tests" / "verify" / "data" / "seed000_backward_twice.py"
 SEED_ERROR = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved "
               "tensors after they have already been freed).")
-KB_SLICE = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom", "device-mismatch",
-            "numpy-requires-grad")
-PG_ADMIN = os.environ.get("TROUBLESHOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 def troubleshoot(*args: str, env: dict, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -40,20 +36,9 @@ def troubleshoot(*args: str, env: dict, stdin: str | None = None) -> subprocess.
 
 
 @pytest.fixture(scope="session")
-def evidence_kb(tmp_path_factory) -> tuple[Path, Path]:
-    """(knowledge dir, index dir): the slice and its index (the real embedder)."""
-    root = tmp_path_factory.mktemp("evidence-kb")
-    entries = root / "knowledge" / "entries" / "pytorch"
-    entries.mkdir(parents=True)
-    for name in KB_SLICE:
-        shutil.copy(REPO / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
-    from bot.retrieval.engine import get_embedder
-    from bot.retrieval.index import build_index
-    from bot.settings import embedder_name
-
-    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
-                log=lambda msg: None)
-    return root / "knowledge", root / "index"
+def evidence_kb(kb_slice) -> tuple[Path, Path]:
+    """(knowledge dir, index dir): the shared knowledge slice (tests/conftest.py)."""
+    return kb_slice
 
 
 @pytest.fixture
@@ -102,25 +87,20 @@ def seed_run(evidence_kb, tmp_path_factory) -> SeedRun:
 # --- stores ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def pg_url():
-    """A private database on the PostgreSQL at 127.0.0.1:5432, dropped afterwards."""
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[postgres]')")
-    try:
-        admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=3)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"no PostgreSQL at {PG_ADMIN} ({type(exc).__name__}: {exc}); .ci/services.sh starts one")
+def pg_url(pg_admin_url):
+    """A private database on the test PostgreSQL (tests/probes.py), dropped afterwards."""
+    import psycopg
+
+    admin = psycopg.connect(pg_admin_url, autocommit=True, connect_timeout=3)
     name = f"troubleshoot_test_{secrets.token_hex(6)}"
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+    base = pg_admin_url.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
     yield f"{base}/{name}"
     from bot.evidence import db
 
     db.forget()
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -132,7 +112,6 @@ def make_store(tmp_path, request):
     def make(backend: str = "sqlite"):
         from sqlalchemy import create_engine, text
 
-        import bot.evidence.models  # noqa: F401
         from bot.store import open_store
 
         if backend == "sqlite":

@@ -31,7 +31,7 @@ def ask(bot, ts: str, text: str) -> tuple[dict, int]:
 
 def evidence(bot) -> dict:
     from bot.evidence.stats import build_stats
-    from bot.verify.classify import knowledge
+    from bot.kb.loader import current_knowledge as knowledge
 
     return build_stats(knowledge(), bot.store)
 
@@ -103,7 +103,7 @@ def test_a_verify_click_records_the_runs_and_the_next_answer_shows_them(slack_bo
 
     from sqlalchemy import select
 
-    from bot.evidence.models import Verification
+    from bot.store.models import Verification
 
     with bot.store.session() as session:
         [row] = session.scalars(select(Verification)).all()

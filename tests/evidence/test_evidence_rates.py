@@ -179,7 +179,7 @@ def test_votes_count_for_the_answers_first_workaround_with_a_smaller_weight(make
 def test_rate_source_shows_priors_without_a_store_and_evidence_with_one(make_store, seed_run, monkeypatch, tmp_path):
     from bot.evidence import db
     from bot.evidence.rates import EvidenceRates
-    from bot.verify.classify import knowledge
+    from bot.kb.loader import current_knowledge as knowledge
 
     entry = knowledge().resolve(ENTRY)
     retain = next(w for w in entry.workarounds if w.id == RETAIN)

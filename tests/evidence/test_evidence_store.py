@@ -156,7 +156,6 @@ def _schema_differences(engine) -> list:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    import bot.evidence.models  # noqa: F401 - its tables join the metadata
     from bot.store.models import Base
 
     with engine.connect() as conn:
@@ -172,7 +171,7 @@ def _all_rows(store) -> str:
 
 def test_nothing_private_is_kept_without_consent(make_store, seed_run):
     from bot.evidence import record_gap, record_verification
-    from bot.evidence.models import Verification
+    from bot.store.models import Verification
 
     store = make_store()
     secret_line = "# ask alice@example.com, api key sk-live-1234"

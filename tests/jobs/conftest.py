@@ -211,16 +211,6 @@ def shared_worker(redis_url, sandbox_ok, tmp_path_factory):
         w.stop()
 
 
-@pytest.fixture(scope="session")
-def sandbox_ok():
-    from bot.sandbox import sandbox_available
-
-    ok, why = sandbox_available()
-    if not ok:
-        pytest.skip(f"the sandbox cannot run here, so no worker can take jobs: {why}")
-    return True
-
-
 def wait_for(predicate, timeout: float, what: str, interval: float = 0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -74,6 +74,7 @@ def test_gpus_come_from_device_nodes(tmp_path):
     ({"REDIS_URL": "redis://127.0.0.1:1/0"}, ["--concurrency", "0"], "--concurrency: must be at least 1"),
     ({"REDIS_URL": "redis://127.0.0.1:1/0", "TROUBLESHOOT_JOB_SECONDS": "soon"}, [], "TROUBLESHOOT_JOB_SECONDS"),
 ])
+@pytest.mark.slow
 def test_worker_refuses_bad_settings_with_a_reason(env, args, message):
     import os
     import subprocess

@@ -78,7 +78,7 @@ def test_export_one_format_and_bad_target(pages_kb, tmp_path):
 
 def test_answers_link_to_the_page_when_a_public_url_is_set(monkeypatch):
     from bot.answer.render import render_answer
-    from bot.pages.links import public_page_url
+    from bot.kb.links import public_page_url
     from bot.settings import SettingsError, get_settings
     from bot.slack.blocks import answer_message
 
@@ -106,7 +106,7 @@ def test_answers_link_to_the_page_when_a_public_url_is_set(monkeypatch):
 def test_answer_json_carries_the_page_url(pages_kb, monkeypatch):
     """bot.answer's match item (the `ask --json` contract) names the page when the URL is set."""
     from bot.answer.build import match_item
-    from bot.answer.rates import PriorRates
+    from bot.evidence.display import PriorRates
     from bot.kb.loader import check_knowledge
     from bot.retrieval.engine import Hit
 

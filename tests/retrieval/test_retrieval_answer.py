@@ -59,7 +59,7 @@ def test_a_scenario_specific_fix_ranks_first_only_when_the_asker_shows_the_scena
     from pathlib import Path
 
     from bot.answer.build import workaround_items
-    from bot.answer.rates import PriorRates
+    from bot.evidence.display import PriorRates
     from bot.kb.loader import load_knowledge
 
     kb = load_knowledge(Path(__file__).resolve().parents[2] / "knowledge")
@@ -115,7 +115,7 @@ def test_missing_language_falls_back_to_english(use_fixture_env, engine):
     entry.root_cause.pop("zh")
     try:
         from bot.answer.build import match_item
-        from bot.answer.rates import PriorRates
+        from bot.evidence.display import PriorRates
 
         hit = engine.search(OOM).best
         item = match_item(hit, engine.kb, "zh", PriorRates())

@@ -1,6 +1,7 @@
 import pytest
 
-from bot.retrieval.clean import MAX_CHARS, InputError, clean, decode_bytes, decode_entities_once, strip_slack_tokens
+from bot.retrieval.clean import MAX_CHARS, clean, decode_bytes, decode_entities_once, strip_slack_tokens
+from bot.text import InputError
 
 
 def test_slack_tokens_are_stripped_and_labels_kept():

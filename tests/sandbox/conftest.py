@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.sandbox import Sandbox, SandboxUnavailable, cgroups, sandbox_available
+from bot.sandbox import Sandbox, SandboxUnavailable, cgroups
+from probes import sandbox_probe
 
 from .sandbox_helpers import assert_contained
 
@@ -26,7 +27,7 @@ def run_dir_base() -> Path:
 
 
 def _make(run_dir_base: Path, **kw) -> Sandbox:
-    ok, why = sandbox_available()
+    ok, why = sandbox_probe()
     if not ok:
         pytest.skip(f"the sandbox cannot run on this host: {why}")
     try:

@@ -4,7 +4,6 @@ requests (slack_harness.py) and the bot served over a real socket, in this proce
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 from dataclasses import dataclass
@@ -27,29 +26,10 @@ def fake_slack():
 
 # The Slack tests answer from a slice of the project's knowledge base: the entry the
 # seeds are about, the ones its dead ends lead to, and neighbours with similar words.
-# The whole base is the retrieval tests' subject; indexing it on every run would cost
-# minutes here.
-SLACK_TEST_ENTRIES = ("backward-twice", "no-grad-fn", "inplace-modified", "leaf-inplace", "cuda-oom",
-                      "device-mismatch", "numpy-requires-grad")
-
-
 @pytest.fixture(scope="session")
-def slack_kb(tmp_path_factory) -> tuple[Path, Path]:
-    """Knowledge (a copy of the entries above) and its real search index, built once per
-    session: (knowledge dir, index dir)."""
-    repo = Path(__file__).resolve().parents[2]
-    root = tmp_path_factory.mktemp("slack-kb")
-    entries = root / "knowledge" / "entries" / "pytorch"
-    entries.mkdir(parents=True)
-    for name in SLACK_TEST_ENTRIES:
-        shutil.copy(repo / "knowledge" / "entries" / "pytorch" / f"{name}.yml", entries)
-    from bot.retrieval.engine import get_embedder
-    from bot.retrieval.index import build_index
-    from bot.settings import embedder_name
-
-    build_index(root / "knowledge", root / "index", get_embedder(embedder_name()), progress=False,
-                log=lambda msg: None)
-    return root / "knowledge", root / "index"
+def slack_kb(kb_slice) -> tuple[Path, Path]:
+    """(knowledge dir, index dir): the shared knowledge slice (tests/conftest.py)."""
+    return kb_slice
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ def test_code_only_question_runs_then_answers_then_verifies(bot, fake_slack):
     # The run is evidence, recorded once, under the asker.
     from sqlalchemy import func, select
 
-    from bot.evidence.models import Verification
+    from bot.store.models import Verification
 
     with bot.ctx.store.session() as session:
         assert session.scalar(select(func.count()).select_from(Verification)) == 1

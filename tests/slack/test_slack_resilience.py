@@ -9,7 +9,7 @@ import logging
 
 from sqlalchemy import text
 
-from bot.slack.logs import RedactingFormatter
+from bot.logs import RedactingFormatter
 
 ERROR = "RuntimeError: Trying to backward through the graph a second time, but the buffers have already been freed"
 

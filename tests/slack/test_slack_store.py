@@ -21,16 +21,12 @@ def store_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
         return
-    pytest.importorskip("psycopg", reason="psycopg is not installed")
-    admin_url = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    try:
-        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            name = f"slack_test_{uuid.uuid4().hex[:10]}"
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - any connection failure means: no server here
-        pytest.skip(f"no PostgreSQL server at 127.0.0.1:5432 ({type(exc).__name__}: {exc})")
-    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    admin_url = request.getfixturevalue("pg_admin_url").replace("postgresql://", "postgresql+psycopg://", 1)
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        name = f"slack_test_{uuid.uuid4().hex[:10]}"
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
     admin.dispose()
@@ -132,6 +128,7 @@ def test_a_stale_verification_lock_expires(store_url):
     assert store.lock_verification(user, 2)
 
 
+@pytest.mark.slow
 def test_two_processes_agree_on_claims(store_url, tmp_path):
     """Processes racing for the same keys: exactly one wins each key."""
     open_store(store_url)

@@ -71,7 +71,7 @@ def test_a_repeated_vote_or_share_gets_a_private_answer(bot, fake_slack):
 def test_a_vote_down_asks_why_and_the_fix_did_not_work_counts_against_the_fix(bot, fake_slack, capsys):
     from sqlalchemy import select
 
-    from bot.evidence.models import Verification, VerificationOutcome
+    from bot.store.models import Verification, VerificationOutcome
     from bot.evidence.stats import build_stats, format_stats
     from bot.kb.loader import check_knowledge
     from bot.store.models import VoteReason

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from probes import sandbox_probe
+
+from bot.sandbox import run_snippet
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -94,15 +97,7 @@ def plain_run(code: str, *, limits=None, gpu=None, files=None, timeout: float = 
 
 
 def _real_sandbox():
-    try:
-        from bot.sandbox import run_snippet, sandbox_available
-    except ImportError as exc:
-        return None, f"bot.sandbox is not importable ({exc})"
-    ok = sandbox_available()
-    if isinstance(ok, tuple):
-        ok, why = ok
-    else:
-        why = "sandbox_available() is false"
+    ok, why = sandbox_probe()
     return (run_snippet, None) if ok else (None, why)
 
 

@@ -56,10 +56,15 @@ def test_unknown_patch_names_the_registered_ones():
         registry.get("retain-grap")
 
 
-def test_the_knowledge_loader_validates_patch_fields_against_the_registry():
-    from bot.kb.loader import registered_patch_names
+def test_the_knowledge_loader_validates_patch_fields_against_the_names_it_is_given(kb_dir):
+    # `kb check` passes the registry's names; the loader itself knows nothing of patches.
+    from bot.kb.loader import check_knowledge
 
-    assert registered_patch_names() == set(registry.names())
+    _, problems = check_knowledge(kb_dir, patch_names=set(registry.names()))
+    assert not [p for p in problems if "unknown patch" in str(p)]
+    _, problems = check_knowledge(kb_dir, patch_names=set(registry.names()) - {"retain-graph"})
+    unknown = [p for p in problems if "unknown patch 'retain-graph'" in str(p)]
+    assert unknown and all(p.path.suffix == ".yml" for p in unknown)
 
 
 def test_retain_graph_stays_in_the_failing_calls_function():

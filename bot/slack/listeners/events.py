@@ -27,6 +27,7 @@ import re
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
+from bot.slack.listeners import home
 from bot.slack.listeners._common import ack_now, apologise_on_failure, is_from_bot
 from bot.slack.services.answering import Question, answer_question, carries_error, prose_language
 from bot.slack.services.context import BotContext
@@ -173,7 +174,6 @@ def register(app: App, ctx: BotContext) -> None:
 
     app.event("app_mention")(ack=ack_now, lazy=[on_mention])
     app.event("message")(ack=ack_now, lazy=[on_message])
-    from bot.slack.listeners import home  # App Home: before the catch-all below
 
     home.register(app, ctx)
     # Last: every other event type is acknowledged (a 404 would make Slack retry it).

@@ -14,6 +14,7 @@ from slack_bolt import App
 
 import hashlib
 
+from bot.evidence.record import record_verification
 from bot.slack.blocks import DOWNVOTE_MODAL, DOWNVOTE_REASONS, SNIPPET_MODAL
 from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
@@ -104,7 +105,6 @@ def register(app: App, ctx: BotContext) -> None:
 def record_failed_fix(ctx: BotContext, *, answer_id: int, user_hash: str, entry_id: str, workaround: str) -> None:
     """The asker says the fix did not work: one failed run of it from this asker (once per
     answer: the report key is the answer and the asker)."""
-    from bot.evidence.record import record_verification
 
     key = hashlib.sha256(f"feedback:{answer_id}:{user_hash}".encode()).hexdigest()[:64]
     report = {"reproduced": True, "exit_reason": "feedback", "error": {"entry_id": entry_id},

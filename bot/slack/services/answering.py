@@ -4,22 +4,23 @@ base, record the answer, post it."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import logging
 import re
 import threading
 from dataclasses import dataclass
 
-from bot.lang import detect_language
-from bot.retrieval.normalize import normalise_message
-
+from bot.evidence.record import record_gap
+from bot.evidence.signature import question_hash
+from bot.kb.loader import current_knowledge as knowledge
 from bot.slack.blocks import answer_versions, escape, text_message, working_message
 from bot.slack.i18n import t
+from bot.slack.services.code_question import answer_code_question, code_question_of
 from bot.slack.services.context import BotContext
 from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post, update
+from bot.text.lang import detect_language
 
 log = logging.getLogger(__name__)
 
@@ -55,18 +56,6 @@ def prose_language(text: str) -> str | None:
     return lang if lang in ("ko", "zh") else None
 
 
-def error_hash(text: str) -> str:
-    """The question's signature hash, the same one `troubleshoot ask` and the coverage
-    gaps record (bot/evidence/signature.py), so answers group alike whatever the surface."""
-    from bot.evidence.signature import question_signature
-    from bot.retrieval.clean import InputError
-
-    try:
-        return question_signature(text).hash
-    except InputError:  # nothing readable to sign: hash what there is
-        return hashlib.sha256(normalise_message(text).encode()).hexdigest()
-
-
 def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]:
     """The text to look up (message and attached files), and notes on skipped files."""
     parts = [parsed.text] if parsed.text.strip() else []
@@ -87,8 +76,6 @@ def enrich(result: dict) -> dict:
     base: the titles of the errors dead ends lead to (never a bare id), and for the best
     match its diagnosis and version notes (shown under "All fixes & details")."""
     try:
-        from bot.verify.classify import knowledge
-
         kb = knowledge()
     except Exception as exc:  # noqa: BLE001 - the answer goes out without the extras
         log.warning("knowledge not loaded for the answer's extras: %s", type(exc).__name__)
@@ -157,7 +144,6 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     if not text.strip():
         message = text_message(t("no_error", lang or "en") + ("\n" + "\n".join(notes) if notes else ""))
         return post(ctx.client, _privately(q), [message], lang=lang or "en")
-    from bot.slack.services.code_question import answer_code_question, code_question_of
 
     code = code_question_of(q.parsed, text)
     if code is not None:  # Python code without error text: run it, answer from its real error
@@ -184,7 +170,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     answer_id = ctx.store.add_answer(
         entry_id=best["id"] if best else None,
         confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-        language=lang, surface=q.surface, error_hash=error_hash(text),
+        language=lang, surface=q.surface, error_hash=question_hash(text),
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
         answer_json=json.dumps(result, ensure_ascii=False), asker=asker)
     where = q.where
@@ -203,8 +189,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     posted = _deliver(ctx, where, versions, placeholder, lang)
     if posted.ts:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
-    from bot.evidence.record import record_gap  # after posting: a question we had no confident answer for
-
+    # after posting: a question we had no confident answer for
     record_gap(text, result, store=ctx.store)
     log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
     return posted

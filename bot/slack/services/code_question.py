@@ -13,12 +13,17 @@ import json
 import logging
 from functools import partial
 
+from bot.evidence.record import record_gap, record_verification
+from bot.evidence.signature import question_hash
+from bot.jobs import JobError
 from bot.slack.blocks import Message, apology_message, escape, fallback, sections, text_message, verification_result
+from bot.slack.blocks import answer_message, compact_answer_message
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.message import ParsedMessage
 from bot.slack.services.slack_api import Posted, Where, post, update
+from bot.slack.services.verification import workaround_titles
 from bot.verify.code_question import CodeQuestion, answer_from_report, detect_code, not_run_answer, traceback_text
 
 log = logging.getLogger(__name__)
@@ -105,11 +110,6 @@ def _show(ctx: BotContext, where: Where, status: Posted, versions: list[Message]
 
 def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, surface: str, status: Posted,
          user_hash: str, question_ts: str | None) -> None:
-    from bot.evidence.record import record_gap, record_verification
-    from bot.slack.blocks import answer_message, compact_answer_message
-    from bot.slack.services.answering import error_hash
-    from bot.slack.services.verification import workaround_titles
-
     try:
         report = ctx.executor.submit(question.code, _Progress(ctx, status, lang), lang=lang)
 
@@ -129,7 +129,7 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
         answer_id = ctx.store.add_answer(
             entry_id=best["id"] if best else None,
             confidence=float(best["confidence"]) if best and isinstance(best.get("confidence"), (int, float)) else None,
-            language=data.get("language") or lang, surface=surface, error_hash=error_hash(error_text),
+            language=data.get("language") or lang, surface=surface, error_hash=question_hash(error_text),
             channel=where.channel, thread_ts=where.thread_ts, question_ts=question_ts,
             answer_json=json.dumps(data, ensure_ascii=False))
         head = sections(f":arrow_forward: {escape(data['note'])}")
@@ -148,7 +148,6 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
                  [f.get("status") for f in report.get("fixes") or []])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("code question", exc)
-        from bot.jobs import JobError
 
         apology = apology_message(ref, lang, detail=str(exc) if isinstance(exc, JobError) else None)
         try:

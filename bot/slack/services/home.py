@@ -20,6 +20,10 @@ from sqlalchemy import case, func, select
 from bot.slack.blocks import context, escape, sections, tidy
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
+from bot.store.models import Vote
+from bot.store.models import Verification
+from bot.store.models import CoverageGap, VerificationOutcome
+from bot.store.models import Answer, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +72,6 @@ def _answer_title(answer_json: str | None, lang: str) -> str:
 
 
 def user_section(ctx: BotContext, user_hash: str, lang: str) -> list[Block]:
-    from bot.evidence.models import Verification
-    from bot.store.models import Vote
-
     rows = ctx.store.recent_answers(user_hash, RECENT)
     blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=t("home_yours", lang)))]
     if not rows:
@@ -100,9 +101,6 @@ def user_section(ctx: BotContext, user_hash: str, lang: str) -> list[Block]:
 
 
 def admin_section(ctx: BotContext, lang: str) -> list[Block]:
-    from bot.evidence.models import CoverageGap, VerificationOutcome
-    from bot.store.models import Answer, utcnow
-
     since = utcnow() - WINDOW
     with ctx.store.session() as session:
         asked = session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None),

@@ -22,7 +22,10 @@ from slack_sdk.http_retry.builtin_handlers import (ConnectionErrorRetryHandler, 
                                                    ServerErrorRetryHandler)
 from slack_sdk.webhook import WebhookClient
 
+from bot.settings import get_settings
 from bot.slack.blocks import Message
+from bot.slack.blocks import fallback, sections
+from bot.slack.i18n import t
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,6 @@ def make_client(token: str, base_url: str | None = None) -> WebClient:
     base_url = base_url or DEFAULT_API_URL
     if not base_url.endswith("/"):
         base_url += "/"
-    from bot.settings import get_settings
 
     # A Slack API that stops answering is an error after TROUBLESHOOT_SLACK_TIMEOUT_SECONDS.
     return WebClient(token=token, base_url=base_url, timeout=get_settings().slack_timeout_seconds, retry_handlers=[
@@ -179,8 +181,6 @@ def post(client: WebClient, where: Where, versions: list[Message], *, lang: str 
 
 def _note_moved(client: WebClient, where: Where, lang: str) -> None:
     """Where Slack still lets us, say in the original thread that the answer went to a DM."""
-    from bot.slack.blocks import fallback, sections
-    from bot.slack.i18n import t
 
     text = t("moved_to_dm", lang, user=where.user)
     note = Message(text=fallback(text.replace(f"<@{where.user}>", "you")), blocks=sections(text))

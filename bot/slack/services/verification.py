@@ -17,17 +17,20 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import Callable, Protocol
+from typing import Protocol
 
+from bot.evidence.record import record_verification
+from bot.jobs import JobError, get_executor
+from bot.jobs import Executor as JobExecutor
 from bot.slack.blocks import (apology_message, fix_titles, output_excerpt, verification_done_notice,
                               verification_progress, verification_result)
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import Where, post, update
+from bot.verify.report import Progress
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int], None]
 UPDATE_EVERY_S = 1.0  # chat.update is rate limited (about 50 a minute per channel)
 
 
@@ -35,12 +38,22 @@ class Executor(Protocol):
     def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict: ...
 
 
+class JobsExecutor:
+    """bot.jobs' executor as an `Executor`: `submit` blocks until the report is there.
+    JobError messages are meant for the user."""
+
+    def __init__(self, executor: JobExecutor | None = None):
+        self.executor = executor or get_executor()
+
+    def submit(self, code: str, progress: Progress | None = None, *, lang: str = "en",
+               fixed_code: str | None = None) -> dict:
+        return self.executor.verify(code, progress, fixed_code=fixed_code, lang=lang)
+
+
 def default_executor() -> Executor:
     """bot.jobs' executor: in this process, or on GPU workers through the broker when
     REDIS_URL is set (nothing connects until a verification is submitted)."""
-    from bot.jobs import SlackExecutor
-
-    return SlackExecutor()
+    return JobsExecutor()
 
 
 class _StatusUpdater:
@@ -98,8 +111,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         titles = workaround_titles(answer)
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang, titles) if status.ts else (lambda *a: None)
         result = ctx.executor.submit(code, progress, lang=lang)
-        from bot.evidence.record import record_verification  # never raises; see bot/evidence/record.py
-
+        # record_verification never raises; see bot/evidence/record.py
         record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store, asker=user_hash)
         output = result.get("output") or ""
         _, cut = output_excerpt(output)
@@ -128,8 +140,6 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                  [f.get("status") for f in result.get("fixes") or []])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("verification", exc)
-        from bot.jobs import JobError
-
         apology = apology_message(ref, lang, detail=str(exc) if isinstance(exc, JobError) else None)
         try:
             if status is not None and status.ts:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
-from bot.verify.patches.calls import (backward_tensor, constructor_like, failing_backward, first_line, is_backward,
-                                      kwarg, loss_constructor, set_kwarg, value_of)
+from bot.verify.patches.calls import (backward_tensor, call_method, constructor_like, failing_backward, first_line,
+                                      is_backward, kwarg, loss_constructor, set_kwarg, value_of)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet
 
@@ -110,8 +110,6 @@ def detach_before_backward(code: str, failure: Failure) -> PatchResult:
     if isinstance(tensor, cst.Name):
         edits.insert_before(stmt, f"{tensor.value} = {tensor.value}.detach()")
     else:
-        from bot.verify.patches.calls import call_method
-
         edits.replace_node(tensor, lambda updated: call_method(updated, "detach"))
     return PatchResult.changed(edits.render(), f"`{s.text(tensor)}` detached before the backward on line {s.line(stmt)}")
 

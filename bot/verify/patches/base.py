@@ -78,6 +78,10 @@ class NotApplicable(Exception):
     """Raised inside a patch to give up with a reason (turned into a PatchResult)."""
 
 
+class SnippetSyntaxError(Exception):
+    """The snippet does not parse (raised by source.Snippet; a patch then does not apply)."""
+
+
 @dataclass(frozen=True)
 class Patch:
     name: str
@@ -85,8 +89,6 @@ class Patch:
     func: Callable[[str, Failure], PatchResult] = field(repr=False)
 
     def apply(self, code: str, failure: Failure) -> PatchResult:
-        from bot.verify.patches.source import SnippetSyntaxError
-
         try:
             result = self.func(code, failure)
         except NotApplicable as exc:

@@ -14,11 +14,7 @@ from typing import Callable, Iterator
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from bot.verify.patches.base import NotApplicable
-
-
-class SnippetSyntaxError(Exception):
-    pass
+from bot.verify.patches.base import NotApplicable, SnippetSyntaxError
 
 
 Block = (cst.Module, cst.IndentedBlock)

@@ -1,4 +1,4 @@
-"""Health check of a worker container: `python -m bot.jobs.health` exits 0 when a
+"""Health check of a worker container: `python -m bot.cli.health` exits 0 when a
 worker on this host announced itself in Redis within the last half minute (it
 refreshes that every 10 s while its Celery consumer runs), 1 otherwise."""
 
@@ -19,7 +19,7 @@ def main() -> int:
     if not settings.redis_url:
         print("unhealthy: REDIS_URL is not set", file=sys.stderr)
         return 1
-    from bot.jobs.state import JobState, client_for
+    from bot.jobs.state import JobState, client_for  # lazy: Redis loads only once the settings are valid
 
     host = socket.gethostname()
     try:

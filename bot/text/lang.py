@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+# The languages answers, knowledge entries and the bot's own words are written in.
+LANGUAGES = ("en", "ko", "zh")
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
 _KANA = re.compile(r"[\u3040-\u30ff]")

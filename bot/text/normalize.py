@@ -117,3 +117,13 @@ def normalise_frame_path(path: str) -> str:
 
 def is_torch_path(path: str) -> bool:
     return normalise_frame_path(path).startswith(("torch/", "torchvision/", "torchaudio/", "torch_"))
+
+
+# The exception type a message starts with: "RuntimeError: ..." -> RuntimeError.
+_ERROR_TYPE = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Interrupt|Exit|Failure))"
+                         r"\s*:")
+
+
+def error_type_of(text: str) -> str | None:
+    m = _ERROR_TYPE.match(text or "")
+    return m.group(1) if m else None

@@ -1,15 +1,13 @@
-"""Where the success rates shown next to workarounds come from.
+"""What an answer shows of the evidence behind a workaround or dead end: its `Rate`,
+and the words for it in each language (counts of verified runs and votes, or "team
+estimate, not yet verified").
 
-Today: each workaround's prior (`prior.rate`, `prior.evidence` in the entry). Later an
-evidence store (verified runs, 👍/👎) supplies measured rates. It plugs in with
-`set_rate_source(source)`, or by providing `bot.evidence.rates.rate_source()`, which
-is looked up once when nobody has set a source.
+A `RateSource` gives the rates: `PriorRates` (the entry's own `prior`) or the evidence
+store (bot.evidence.rates.EvidenceRates, which also keeps the source answers use).
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -109,34 +107,3 @@ class PriorRates:
         if dead_end.prior is None:
             return None
         return Rate(dead_end.prior.rate, dead_end.prior.evidence, "prior")
-
-
-_lock = threading.Lock()
-_source: RateSource | None = None
-
-
-def set_rate_source(source: RateSource | None) -> None:
-    """Use `source` for every answer from now on; None goes back to the default lookup."""
-    global _source
-    with _lock:
-        _source = source
-
-
-def get_rate_source() -> RateSource:
-    global _source
-    with _lock:
-        if _source is None:
-            _source = _discover()
-        return _source
-
-
-def _discover() -> RateSource:
-    try:
-        from bot.evidence.rates import rate_source  # type: ignore[import-not-found]
-    except ImportError:
-        return PriorRates()
-    try:
-        return rate_source()
-    except Exception as exc:  # a broken store must not take answers down: fall back to the priors
-        logging.getLogger(__name__).warning("evidence rate source unavailable (%s); showing prior rates", exc)
-        return PriorRates()

@@ -1,0 +1,53 @@
+"""What every executor offers, whichever runs the verification (local.py in this
+process, remote.py on GPU workers; executor.py picks one):
+
+    executor = get_executor()            # LocalExecutor, or CeleryExecutor when REDIS_URL is set
+    job = executor.submit(code, progress, fixed_code=None)
+    report = job.result(timeout=None)    # the `troubleshoot verify --json` report
+
+`progress(stage, done, total)` gets "queued" first, then verify's stages ("running
+original", "fix k of n: ...", "done"). The local executor calls it from its pool
+thread; the Celery one from inside `job.result()`, so progress flows while someone
+waits for the result.
+
+Failures that are not a report raise a JobError with a sentence for the user:
+BrokerUnavailable (the queue cannot be reached), JobTimeout, JobFailed. A worker
+that died mid-job is a report (`report["worker_lost"] is True`), not an exception.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.verify.report import Progress
+
+class JobError(RuntimeError):
+    """A verification could not produce a report; str(exc) is written for the user."""
+
+
+class BrokerUnavailable(JobError):
+    """The broker (Redis) cannot be reached, at submit time or while waiting."""
+
+
+class JobTimeout(JobError):
+    """No report within the time the caller was willing to wait."""
+
+
+class JobFailed(JobError):
+    """The job raised on the worker (a bug, not a property of the snippet)."""
+
+
+class Job(Protocol):
+    id: str
+
+    def result(self, timeout: float | None = None) -> dict: ...
+
+
+class Executor(Protocol):
+    name: str
+
+    def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               lang: str = "en") -> Job: ...
+
+    def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
+               timeout: float | None = None, lang: str = "en") -> dict: ...
