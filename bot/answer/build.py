@@ -7,6 +7,7 @@ from bot.kb import model as m
 from bot.kb.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
 from bot.verify.versions import VersionTable
+from bot.answer.notices import look_for, no_error_notice, other_library_notice
 
 EXCERPT_CHARS = 320
 MAX_PASSAGES = 2
@@ -144,7 +145,6 @@ def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, 
     not offered (other-library, no-error, not-covered; null when answered), `notice` what
     to tell the asker then, and `other_library` which library raised the error. Another
     library's error and a message without an error list no matches: guesses would mislead."""
-    from bot.answer.notices import look_for, no_error_notice, other_library_notice
 
     declined = result.declined
     scope = result.scope

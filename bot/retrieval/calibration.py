@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bot.retrieval import fusion
 from bot.retrieval.legs import PRIMARY, LegResult
+from bot.retrieval.scope import has_error_text
 
 MODEL_PATH = Path(__file__).with_name("calibration.json")
 
@@ -45,7 +46,6 @@ def features(query, fused: list, legs: dict[str, LegResult]) -> dict[str, float]
     feats["sig_cover"] = min(1.0, len(matched) / max(len(message), 1)) if matched and feats["sig_primary"] else 0.0
     feats["has_exception"] = 1.0 if query.has_exception else 0.0
     feats["torch_frames"] = 1.0 if any(f.is_torch for f in query.frames) else 0.0
-    from bot.retrieval.scope import has_error_text
 
     feats["error_text"] = 1.0 if has_error_text(query) else 0.0
     return {k: float(feats.get(k, 0.0)) for k in FEATURES}

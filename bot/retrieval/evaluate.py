@@ -107,7 +107,6 @@ def _tally(rows: list[dict]) -> dict:
 
 def run_eval(engine, rows, retriever: str = "hybrid", path: str = "", fusion_method: str = "scores") -> dict:
     """`rows`: EvalLine or (number, text, expected) tuples; expected None = must not be answered."""
-    from bot.retrieval.clean import InputError
 
     lines = [r if isinstance(r, EvalLine) else EvalLine(*r) for r in rows]
     resolved = []

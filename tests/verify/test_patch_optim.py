@@ -377,5 +377,6 @@ def test_every_patch_of_these_entries_lives_in_optim(entry_id):
 
     entry = KB.entries[entry_id]
     for item in (*entry.workarounds, *entry.dead_ends):
-        if item.patch:
+        # checkpoint-non-reentrant is shared with DDP's mark-ready-twice and lives in data.py
+        if item.patch and item.patch != "checkpoint-non-reentrant":
             assert registry.get(item.patch).func.__module__ == "bot.verify.patches.optim", item.patch
