@@ -110,3 +110,12 @@ def test_every_cpu_entry_proves_its_claims(capsys):
     assert code == 0 and not failed, json.dumps(failed, indent=1)
     ran = [e["id"] for e in out["entries"] if e["ran"]]
     assert len(ran) >= 20, ran
+
+
+@needs_sandbox
+def test_a_repro_marked_not_reproducible_that_raises_its_own_error_fails(kb_dir, capsys):
+    edit(kb_dir, "view-stride", "repro:\n  runs_on: cpu\n",
+         "repro:\n  runs_on: cpu\n  not_reproducible: {en: gone on 2.13, ko: 2.13에서 사라짐, zh: 2.13已不再出现}\n")
+    code, out = kb_verify(capsys, "--dir", str(kb_dir), "pytorch/view-stride")
+    assert code == 1
+    assert "marked not_reproducible but raised" in out["entries"][0]["failures"][0]
