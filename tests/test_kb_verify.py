@@ -102,6 +102,7 @@ def test_outcomes_are_recorded_under_the_hosts_environment(kb_dir, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # about 7 minutes on 2 cores: every cpu repro and every patch claim
 @needs_sandbox
 def test_every_cpu_entry_proves_its_claims(capsys):
     """CI: the knowledge base is tested like code."""

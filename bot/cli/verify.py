@@ -205,6 +205,9 @@ def verify_matrix(args) -> int:
     try:
         versions = parse_versions(args.torch)
         envs = local_environments(versions, getattr(args, "envs_dir", None))
+    except InputError as exc:  # an unknown or missing release: configuration (docs/cli.md)
+        return _fail(prog, str(exc), EXIT_USAGE)
+    try:
         code = read_snippet(args.file, "snippet")
         fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
     except InputError as exc:
