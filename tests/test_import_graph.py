@@ -19,7 +19,7 @@ BOT = REPO / "bot"
 # listed here together, and from every layer below.
 LAYERS: list[set[str]] = [
     {"settings"},
-    {"logs", "text", "backoff"},
+    {"logs", "text", "backoff", "contract"},
     {"kb", "store", "sandbox", "embed", "envs"},
     {"retrieval"},
     {"verify"},

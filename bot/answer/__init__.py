@@ -3,7 +3,7 @@ and sources, in the asker's language.
 
     from bot.answer import answer
     answer("RuntimeError: CUDA out of memory ...", lang=None, top=3)
-    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (fields: build.py)
+    -> {"answered": bool, "language": "en|ko|zh", "matches": [...]}   (the typed document: document.py)
 
 Raises `InputError` (a ValueError) for input that cannot be answered (empty, binary),
 and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
@@ -12,13 +12,14 @@ and `bot.retrieval.index.IndexProblem` when the index cannot be built or loaded.
 from __future__ import annotations
 
 from bot.answer.build import answer_dict
+from bot.answer.document import AnswerDocument
 from bot.evidence.display import Rate, RateSource
 from bot.evidence.rates import get_rate_source, set_rate_source
 from bot.retrieval.engine import get_engine
 from bot.text.lang import LANGUAGES
 from bot.text import InputError
 
-__all__ = ["answer", "answer_result", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
+__all__ = ["answer", "answer_result", "AnswerDocument", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
 
 
 def answer(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid") -> dict:

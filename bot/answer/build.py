@@ -1,7 +1,12 @@
-"""An entry as the `ask` JSON describes it, in one language (English where a field is missing)."""
+"""An entry as the `ask` JSON describes it, in one language (English where a field is missing).
+
+The document is built as the typed models of bot/answer/document.py; the `*_items`,
+`match_item`, `measured_versions` and `answer_dict` functions give their JSON."""
 
 from __future__ import annotations
 
+from bot.answer.document import (AnswerDocument, DeadEndItem, Match, MeasuredVersion, OtherLibrary, Source,
+                                 WorkaroundItem)
 from bot.evidence.display import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.kb.links import public_page_url
@@ -30,7 +35,7 @@ def _rank(order: int, rate: Rate, scenario: bool | None, measured: float | None)
     return (group, evidence, -(rate.rate if rate.rate is not None else -1.0), -rate.evidence, order)
 
 
-def workaround_items(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[dict]:
+def workarounds(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[WorkaroundItem]:
     """The entry's workarounds, ranked (see `_rank`). A percentage appears only where our
     evidence measured one (`success_rate`, with its counts in `rate_text`); the team's
     prior stays an estimate (`estimate`, never shown as a percentage)."""
@@ -39,58 +44,66 @@ def workaround_items(entry: m.Entry, lang: str, rates: RateSource, asked: str = 
         rate = rates.workaround_rate(entry.id, w)
         measured = measured_rate(rate.verified)
         scenario = w.applies_to(asked)
-        items.append((_rank(order, rate, scenario, measured), {
-            "id": w.id,
-            "title": _text(w.title, lang),
-            "explanation": _text(w.explanation, lang),
-            "code": w.code,
-            "success_rate": None if measured is None else round(measured, 3),
-            "rate_kind": "estimate" if measured is None else "measured",
-            "rate_text": rate_text(rate.verified, lang),
-            "estimate": round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
-            "evidence": rate.evidence,
-            "rate_source": rate.source,
-            "evidence_summary": evidence_text(rate.verified, lang),
-            "verified": rate.verified,
-            "refuted": rate.refuted,
-            "scenario": None if scenario is None else ("matched" if scenario else "not mentioned"),
-            "caveats": _text(w.caveats, lang) or None,
-            "patch": w.patch,
-        }))
+        items.append((_rank(order, rate, scenario, measured), WorkaroundItem(
+            id=w.id,
+            title=_text(w.title, lang),
+            explanation=_text(w.explanation, lang),
+            code=w.code,
+            success_rate=None if measured is None else round(measured, 3),
+            rate_kind="estimate" if measured is None else "measured",
+            rate_text=rate_text(rate.verified, lang),
+            estimate=round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
+            evidence=rate.evidence,
+            rate_source=rate.source,
+            evidence_summary=evidence_text(rate.verified, lang),
+            verified=rate.verified,
+            refuted=rate.refuted,
+            scenario=None if scenario is None else ("matched" if scenario else "not mentioned"),
+            caveats=_text(w.caveats, lang) or None,
+            patch=w.patch,
+        )))
     items.sort(key=lambda t: t[0])
     return [item for _, item in items]
 
 
-def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[dict]:
+def workaround_items(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[dict]:
+    return [w.as_json() for w in workarounds(entry, lang, rates, asked)]
+
+
+def dead_ends(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[DeadEndItem]:
     items = []
     for d in entry.dead_ends:
         rate = rates.dead_end_rate(entry.id, d) if rates is not None else None
         measured = measured_rate(rate.verified, dead_end=True) if rate is not None else None
-        items.append({"id": d.id, "title": _text(d.title, lang), "why": _text(d.why, lang), "code": d.code,
-                      "leads_to": d.leads_to,
-                      "fail_rate": None if measured is None else round(measured, 3),
-                      "rate_kind": "estimate" if measured is None else "measured",
-                      "rate_text": rate_text(rate.verified if rate else None, lang, dead_end=True),
-                      "evidence": rate.evidence if rate is not None else None,
-                      "rate_source": rate.source if rate is not None else None,
-                      "evidence_summary": evidence_text(rate.verified, lang, dead_end=True) if rate else None,
-                      "verified": rate.verified if rate is not None else None, "refuted": False})
+        items.append(DeadEndItem(
+            id=d.id, title=_text(d.title, lang), why=_text(d.why, lang), code=d.code, leads_to=d.leads_to,
+            fail_rate=None if measured is None else round(measured, 3),
+            rate_kind="estimate" if measured is None else "measured",
+            rate_text=rate_text(rate.verified if rate else None, lang, dead_end=True),
+            evidence=rate.evidence if rate is not None else None,
+            rate_source=rate.source if rate is not None else None,
+            evidence_summary=evidence_text(rate.verified, lang, dead_end=True) if rate else None,
+            verified=rate.verified if rate is not None else None, refuted=False))
     return items
 
 
-def refuted_items(workarounds: list[dict], lang: str) -> list[dict]:
+def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[dict]:
+    return [d.as_json() for d in dead_ends(entry, lang, rates)]
+
+
+def refuted(items: list[WorkaroundItem], lang: str) -> list[DeadEndItem]:
     """Workarounds that verified runs keep refuting, shown among the dead ends with that evidence."""
-    return [{"id": w["id"], "title": w["title"], "why": refuted_text(lang), "code": w["code"], "leads_to": None,
-             "fail_rate": None if w["success_rate"] is None else round(1 - w["success_rate"], 3),
-             "rate_kind": w["rate_kind"], "rate_text": evidence_text(w["verified"], lang, dead_end=True) or "",
-             "evidence": w["evidence"], "rate_source": w["rate_source"],
-             "evidence_summary": evidence_text(w["verified"], lang, dead_end=True), "verified": w["verified"],
-             "refuted": True}
-            for w in workarounds if w.get("refuted")]
+    return [DeadEndItem(id=w.id, title=w.title, why=refuted_text(lang), code=w.code, leads_to=None,
+                        fail_rate=None if w.success_rate is None else round(1 - w.success_rate, 3),
+                        rate_kind=w.rate_kind, rate_text=evidence_text(w.verified, lang, dead_end=True) or "",
+                        evidence=w.evidence, rate_source=w.rate_source,
+                        evidence_summary=evidence_text(w.verified, lang, dead_end=True), verified=w.verified,
+                        refuted=True)
+            for w in items if w.refuted]
 
 
-def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
-    sources = [{"title": s.title, "url": s.url} for s in hit.entry.sources]
+def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
+    found = [Source(title=s.title, url=s.url) for s in hit.entry.sources]
     # The article passages the question matched, in the asker's language first.
     articles = {a.id: a for a in kb.articles}
     passages = sorted(hit.passages, key=lambda p: (p[0].lang != lang, -p[1]))
@@ -101,33 +114,41 @@ def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
             continue
         used.add(article.id)
         excerpt = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[:EXCERPT_CHARS - 1].rstrip() + "…"
-        sources.append({"title": article.title, "url": article.source, "excerpt": excerpt})
+        found.append(Source(title=article.title, url=article.source, excerpt=excerpt))
         if len(used) >= MAX_PASSAGES:
             break
-    return sources
+    return found
+
+
+def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
+    return [s.as_json() for s in sources(hit, kb, lang)]
+
+
+def match(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> Match:
+    entry = hit.entry
+    fixes = workarounds(entry, lang, rates, asked)
+    found = Match(
+        id=entry.id,
+        title=_text(entry.title, lang),
+        score=hit.score,
+        confidence=hit.confidence,
+        root_cause=_text(entry.root_cause, lang),
+        workarounds=[w for w in fixes if not w.refuted],
+        dead_ends=refuted(fixes, lang) + dead_ends(entry, lang, rates),
+        sources=sources(hit, kb, lang),
+        page_url=public_page_url(entry.id, lang),  # None unless TROUBLESHOOT_PUBLIC_URL is set
+    )
+    measured = measured_version_rows(entry.id)
+    if measured:
+        found.versions_measured = measured
+    return found
 
 
 def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> dict:
-    entry = hit.entry
-    workarounds = workaround_items(entry, lang, rates, asked)
-    item = {
-        "id": entry.id,
-        "title": _text(entry.title, lang),
-        "score": hit.score,
-        "confidence": hit.confidence,
-        "root_cause": _text(entry.root_cause, lang),
-        "workarounds": [w for w in workarounds if not w.get("refuted")],
-        "dead_ends": refuted_items(workarounds, lang) + dead_end_items(entry, lang, rates),
-        "sources": source_items(hit, kb, lang),
-        "page_url": public_page_url(entry.id, lang),  # None unless TROUBLESHOOT_PUBLIC_URL is set
-    }
-    measured = measured_versions(entry.id)
-    if measured:
-        item["versions_measured"] = measured
-    return item
+    return match(hit, kb, lang, rates, asked).as_json()
 
 
-def measured_versions(entry_id: str) -> list[dict]:
+def measured_version_rows(entry_id: str) -> list[MeasuredVersion]:
     """The entry's version table from real runs (`kb verify --torch`), newest release
     first; empty where none was measured (the entry's own affected_versions are claims)."""
 
@@ -135,13 +156,18 @@ def measured_versions(entry_id: str) -> list[dict]:
         rows = VersionTable().rows(entry_id)
     except Exception:  # noqa: BLE001 - an unreadable table must not cost the answer
         return []
-    return [{"version": r["version"], "torch": r.get("torch"), "reproduced": r.get("reproduced"),
-             "error_type": r.get("error_type"), "message": r.get("message"), "fixes": r.get("fixes") or {},
-             "checked_at": r.get("checked_at"), "rate_kind": "measured"} for r in rows if r.get("ran")]
+    return [MeasuredVersion(version=r["version"], torch=r.get("torch"), reproduced=r.get("reproduced"),
+                            error_type=r.get("error_type"), message=r.get("message"), fixes=r.get("fixes") or {},
+                            checked_at=r.get("checked_at"), rate_kind="measured") for r in rows if r.get("ran")]
 
 
-def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, rates: RateSource) -> dict:
-    """The `ask` JSON. Besides answered/language/matches: `declined` says why an entry is
+def measured_versions(entry_id: str) -> list[dict]:
+    return [v.as_json() for v in measured_version_rows(entry_id)]
+
+
+def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int,
+                    rates: RateSource) -> AnswerDocument:
+    """The `ask` document. Besides answered/language/matches: `declined` says why an entry is
     not offered (other-library, no-error, not-covered; null when answered), `notice` what
     to tell the asker then, and `other_library` which library raised the error. Another
     library's error and a message without an error list no matches: guesses would mislead."""
@@ -153,16 +179,21 @@ def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, 
     if declined == "other-library" and scope is not None and scope.library is not None:
         lib = scope.library
         notice = other_library_notice(lib.key, lib.name, scope.evidence, scope.evidence_kind, lang)
-        other = {"library": lib.key, "name": lib.name, "evidence": scope.evidence,
-                 "evidence_kind": scope.evidence_kind, "look_for": look_for(lib.key, lang)}
+        other = OtherLibrary(library=lib.key, name=lib.name, evidence=scope.evidence,
+                             evidence_kind=scope.evidence_kind, look_for=look_for(lib.key, lang))
     elif declined == "no-error":
         notice = no_error_notice(lang)
     hits = [] if declined in ("other-library", "no-error") else result.hits[:top]
-    return {
-        "answered": result.answered,
-        "language": lang,
-        "matches": [match_item(hit, kb, lang, rates, result.query.raw) for hit in hits],
-        "declined": declined,
-        "notice": notice,
-        "other_library": other,
-    }
+    return AnswerDocument(
+        answered=result.answered,
+        language=lang,
+        matches=[match(hit, kb, lang, rates, result.query.raw) for hit in hits],
+        declined=declined,
+        notice=notice,
+        other_library=other,
+    )
+
+
+def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, rates: RateSource) -> dict:
+    """The `ask` JSON: the document above as a dict (see bot/answer/document.py)."""
+    return answer_document(result, kb, lang, top, rates).as_json()

@@ -1,13 +1,15 @@
-"""The verification report (`troubleshoot verify --json`): the status of each fix, the
-progress callback every executor and surface passes through, and the report's
-human-readable form (`troubleshoot verify` without --json)."""
+"""The verification report (`troubleshoot verify --json`): its typed model (VerifyReport,
+FixRow), the status of each fix, the progress callback every executor and surface passes
+through, and the report's human-readable form (`troubleshoot verify` without --json)."""
 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Callable
 
+from bot.contract import ABSENT, Absent, Document
 from bot.sandbox.limits import format_bytes
 
 # progress(stage, done, total): "queued", "running original", "fix k of n: ...", "done"
@@ -25,6 +27,81 @@ class Status(StrEnum):
 
 
 STATUSES = tuple(status.value for status in Status)
+EXIT_REASONS = ("ok", "error", "timeout", "memory", "output_limit", "killed")
+
+
+@dataclass
+class ErrorInfo(Document):
+    """The error a run raised, and the knowledge entry it was classified as (None: no entry)."""
+
+    type: str | None
+    message: str | None
+    entry_id: str | None
+
+
+@dataclass
+class FixRow(Document):
+    """One row of `fixes`: a workaround or dead end of the matched entry tried on the
+    snippet, or the asker's own fixed version. Keys in field order; those left ABSENT
+    are not in the JSON (a patch that did not apply has `reason`, one that ran has the
+    run's fields)."""
+
+    workaround: str  # the workaround's or dead end's id in the entry, or "user-fixed"
+    status: str  # a Status value
+    error: ErrorInfo | None
+    seconds: float | None
+    peak_memory_bytes: int | None
+    kind: str  # "workaround", "dead_end" or "user"
+    patch: str | None
+    title: str | None
+    expected: str | Absent = ABSENT  # a dead end: the error it is said to raise, or "not fixed"
+    reason: str | Absent = ABSENT  # not applied: why
+    note: str | Absent = ABSENT  # applied: what the patch changed
+    diff: str | Absent = ABSENT  # applied (not the asker's own version): the unified diff
+    exit_reason: str | None | Absent = ABSENT
+    reads_own_source: bool | Absent = ABSENT
+    peak_gpu_memory_bytes: int | None | Absent = ABSENT
+    memory_change: float | None | Absent = ABSENT  # percent against the original run
+    time_change: float | None | Absent = ABSENT
+    output_tail: str | Absent = ABSENT
+    new_entry_id: str | None | Absent = ABSENT  # ended in an error: the entry it was classified as
+    as_expected: bool | None | Absent = ABSENT  # does the run agree with the knowledge base?
+
+
+@dataclass
+class VerifyReport(Document):
+    """The whole report. The first six keys are the contract every report has (also one
+    made for a lost worker or a job over its time, bot/jobs/reports.py); the run's
+    measurements follow, then what the answer and the evidence store use, then what the
+    executors and the version matrix add (notes, worker_lost, versions, matrix,
+    version_summary, job)."""
+
+    reproduced: bool
+    exit_reason: str | None  # one of EXIT_REASONS
+    output: str
+    error: ErrorInfo | None
+    environment: dict
+    fixes: list[FixRow] = field(default_factory=list)
+    confidence: float | Absent = ABSENT
+    output_truncated: bool | Absent = ABSENT
+    seconds: float | None | Absent = ABSENT
+    peak_memory_bytes: int | None | Absent = ABSENT
+    peak_gpu_memory_bytes: int | None | Absent = ABSENT
+    limits: list[str] | None | Absent = ABSENT
+    exit_detail: str | None | Absent = ABSENT
+    cpu_seconds: float | None | Absent = ABSENT
+    reads_own_source: bool | Absent = ABSENT
+    snippet_line: int | None | Absent = ABSENT
+    entry_title: str | Absent = ABSENT
+    diagnosis: str | Absent = ABSENT
+    patches_available: bool | Absent = ABSENT
+    summary: str | Absent = ABSENT
+    notes: list[str] | Absent = ABSENT  # bot/verify/service.py: runs the job's budget left out
+    worker_lost: bool | Absent = ABSENT  # bot/jobs: the worker died mid-job
+    versions: list[dict] | Absent = ABSENT  # bot/verify/matrix.py: one row per torch release
+    matrix: list[dict] | Absent = ABSENT
+    version_summary: str | Absent = ABSENT
+    job: dict | Absent = ABSENT  # bot/jobs: the job's id and executor
 
 KINDS = {"workaround": "fix", "dead_end": "dead end", "user": "yours"}
 RESULT_WIDTH = 28

@@ -28,7 +28,7 @@ from bot.sandbox import run_snippet
 from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
-from bot.verify.report import Progress
+from bot.verify.report import ErrorInfo, FixRow, Progress, VerifyReport
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
@@ -73,10 +73,10 @@ def _field(result, name: str, default=None):
     return getattr(result, name, default)
 
 
-def _error_json(error: dict | None, entry_id: str | None) -> dict | None:
+def _error_info(error: dict | None, entry_id: str | None) -> ErrorInfo | None:
     if not error:
         return None
-    return {"type": error.get("type"), "message": error.get("message"), "entry_id": entry_id}
+    return ErrorInfo(type=error.get("type"), message=error.get("message"), entry_id=entry_id)
 
 
 def _same_entry(kb: KnowledgeBase, a: str | None, b: str | None) -> bool:
@@ -142,39 +142,40 @@ class _Verification:
         env = _field(original, "environment") or {}
         entry_id, confidence = self.classify(error) if reason == "error" else (None, 0.0)
         entry = self.kb.resolve(entry_id) if entry_id else None
-        report: dict[str, Any] = {
-            "reproduced": reason == "error" and bool(error),
-            "exit_reason": reason,
-            "output": _field(original, "output", ""),
-            "error": _error_json(error, entry_id) if reason == "error" else None,
-            "environment": env,
-            "fixes": [],
-            "confidence": confidence,
-            "output_truncated": bool(_field(original, "output_truncated", False)),
-            "seconds": _field(original, "wall_seconds"),
-            "peak_memory_bytes": _field(original, "peak_memory_bytes"),
-            "peak_gpu_memory_bytes": _field(original, "peak_gpu_memory_bytes"),
-            "limits": _field(original, "limits"),
-            "exit_detail": _field(original, "exit_detail"),
-            "cpu_seconds": _field(original, "cpu_seconds"),
-            "reads_own_source": bool(_field(original, "reads_own_source", False)),
-            "snippet_line": (error or {}).get("snippet_line") if reason == "error" else None,
-        }
+        report = VerifyReport(
+            reproduced=reason == "error" and bool(error),
+            exit_reason=reason,
+            output=_field(original, "output", ""),
+            error=_error_info(error, entry_id) if reason == "error" else None,
+            environment=env,
+            fixes=[],
+            confidence=confidence,
+            output_truncated=bool(_field(original, "output_truncated", False)),
+            seconds=_field(original, "wall_seconds"),
+            peak_memory_bytes=_field(original, "peak_memory_bytes"),
+            peak_gpu_memory_bytes=_field(original, "peak_gpu_memory_bytes"),
+            limits=_field(original, "limits"),
+            exit_detail=_field(original, "exit_detail"),
+            cpu_seconds=_field(original, "cpu_seconds"),
+            reads_own_source=bool(_field(original, "reads_own_source", False)),
+            snippet_line=(error or {}).get("snippet_line") if reason == "error" else None,
+        )
         if entry is not None:
-            report["entry_title"] = entry.title.get_text(self.lang)
+            report.entry_title = entry.title.get_text(self.lang)
             if entry.diagnosis:
-                report["diagnosis"] = entry.diagnosis.get_text(self.lang)
-        if not report["reproduced"]:
-            report["summary"] = self._not_reproduced_summary(reason, env)
+                report.diagnosis = entry.diagnosis.get_text(self.lang)
+        if not report.reproduced:
+            report.summary = self._not_reproduced_summary(reason, env)
             self.progress("done", 1, 1)
-            return report
+            return report.as_json()
 
         attempts = plan_attempts(entry, self.fixed_code, self.lang)
-        report["patches_available"] = any(a.patch for a in attempts)
+        report.patches_available = any(a.patch for a in attempts)
         failure = Failure.from_error(error, entry_id=entry_id, run=self.run)
-        report["fixes"] = self._run_attempts(attempts, failure, original, entry_id)
-        report["summary"] = self._summary(report, entry)
-        return report
+        rows = self._run_attempts(attempts, failure, original, entry_id)
+        report.fixes = [FixRow.from_json(row) for row in rows]
+        report.summary = self._summary(report.as_json(), entry)
+        return report.as_json()
 
     def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[dict]:
         total = 1 + len(attempts)
@@ -218,60 +219,53 @@ class _Verification:
             return PatchResult.not_applicable(f"the patch failed on this snippet ({type(exc).__name__}: {exc})")
 
     def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> dict:
-        row: dict[str, Any] = {
-            "workaround": attempt.workaround,
-            "status": "not_applicable",
-            "error": None,
-            "seconds": None,
-            "peak_memory_bytes": None,
-            "kind": attempt.kind,
-            "patch": attempt.patch,
-            "title": attempt.title,
-        }
+        row = FixRow(workaround=attempt.workaround, status="not_applicable", error=None, seconds=None,
+                     peak_memory_bytes=None, kind=attempt.kind, patch=attempt.patch, title=attempt.title)
         if attempt.kind == "dead_end":
-            row["expected"] = attempt.leads_to or "not fixed"
+            row.expected = attempt.leads_to or "not fixed"
         patched = self._apply(attempt, failure)
         if not patched.applicable:
-            row["reason"] = patched.reason
-            row["as_expected"] = None
-            return row
-        row["note"] = patched.note
+            row.reason = patched.reason
+            row.as_expected = None
+            return row.as_json()
+        row.note = patched.note
         if attempt.kind != "user":
-            row["diff"] = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
-                                                       "snippet.py", f"snippet.py ({attempt.patch})", n=1))
+            row.diff = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
+                                                    "snippet.py", f"snippet.py ({attempt.patch})", n=1))
         result = self.run(patched.code)
         reason = _field(result, "exit_reason")
-        row["exit_reason"] = reason
-        row["reads_own_source"] = bool(_field(result, "reads_own_source", False))
-        row["seconds"] = _field(result, "wall_seconds")
-        row["peak_memory_bytes"] = _field(result, "peak_memory_bytes")
-        row["peak_gpu_memory_bytes"] = _field(result, "peak_gpu_memory_bytes")
-        row["memory_change"] = _change(row["peak_memory_bytes"], _field(original, "peak_memory_bytes"))
-        row["time_change"] = _change(row["seconds"], _field(original, "wall_seconds"))
+        row.exit_reason = reason
+        row.reads_own_source = bool(_field(result, "reads_own_source", False))
+        row.seconds = _field(result, "wall_seconds")
+        row.peak_memory_bytes = _field(result, "peak_memory_bytes")
+        row.peak_gpu_memory_bytes = _field(result, "peak_gpu_memory_bytes")
+        row.memory_change = _change(row.peak_memory_bytes, _field(original, "peak_memory_bytes"))
+        row.time_change = _change(row.seconds, _field(original, "wall_seconds"))
         output = _field(result, "output", "") or ""
-        row["output_tail"] = output[-OUTPUT_TAIL:]
+        row.output_tail = output[-OUTPUT_TAIL:]
         if reason == "ok":
-            row["status"] = "fixed"
+            row.status = "fixed"
         elif reason == "timeout":
-            row["status"] = "timeout"
+            row.status = "timeout"
         elif reason == "error":
             error = _field(result, "error") or {}
             new_id, new_conf = self.classify(error)
-            row["error"] = _error_json(error, new_id)
-            row["new_entry_id"] = new_id
+            row.error = _error_info(error, new_id)
+            row.new_entry_id = new_id
             if _same_entry(self.kb, new_id, entry_id):
-                row["status"] = "still_fails"
+                row.status = "still_fails"
             elif new_id is None and entry_id is None and error.get("type") == failure.type \
                     and error.get("message") == failure.message:
-                row["status"] = "still_fails"
+                row.status = "still_fails"
             else:
-                row["status"] = "new_error"
+                row.status = "new_error"
         else:  # memory, output_limit, killed: the run ended without an exception
-            row["status"] = "new_error"
-            row["error"] = {"type": f"sandbox: {reason}", "message": LIMIT_MESSAGES.get(reason, str(reason)), "entry_id": None}
-            row["new_entry_id"] = None
-        row["as_expected"] = self._as_expected(attempt, row)
-        return row
+            row.status = "new_error"
+            row.error = ErrorInfo(type=f"sandbox: {reason}", message=LIMIT_MESSAGES.get(reason, str(reason)),
+                                  entry_id=None)
+            row.new_entry_id = None
+        row.as_expected = self._as_expected(attempt, row.as_json())
+        return row.as_json()
 
     def _as_expected(self, attempt: Attempt, row: dict) -> bool | None:
         """Does the run agree with the knowledge base (workaround fixes, dead end fails as said)?"""

@@ -68,6 +68,17 @@ def test_seed_reproduces_and_matches_backward_twice(seed_report):
     assert any("seccomp" in limit for limit in report["limits"])  # it ran in the sandbox
 
 
+def test_the_real_report_is_its_typed_model(seed_report):
+    import json
+
+    from bot.verify.report import FixRow, VerifyReport
+
+    report, *_ = seed_report
+    model = VerifyReport.from_json(report)
+    assert all(isinstance(row, FixRow) for row in model.fixes) and len(model.fixes) == 5
+    assert json.dumps(model.as_json(), ensure_ascii=False) == json.dumps(report, ensure_ascii=False)
+
+
 def test_seed_fixes_and_dead_ends(seed_report):
     report, *_ = seed_report
     rows = {row["patch"]: row for row in report["fixes"]}
