@@ -1,22 +1,11 @@
 """What the bot says instead of an entry: the error is another library's, or there is
-no error to look up. Short, in the asker's language (en/ko/zh)."""
+no error to look up. Short, in the asker's language (en/ko/zh): the sentences are words
+of bot/text/ui.py; what to look for in each library is advice about that library, here."""
 
 from __future__ import annotations
 
-NO_ERROR = {
-    "en": "I answer PyTorch errors, and I don't see one in this message. Paste the error you get "
-          "(the whole traceback, or at least its last lines) and I'll look it up.",
-    "ko": "PyTorch 오류에 답하는 봇인데, 이 메시지에서는 오류를 찾지 못했습니다. 받은 오류를 붙여 넣어 주세요"
-          "(전체 트레이스백, 적어도 마지막 몇 줄).",
-    "zh": "我专门回答 PyTorch 报错，但这条消息里没有看到报错。请把遇到的错误贴上来（完整的 traceback，"
-          "至少最后几行），我来查。",
-}
-
-OTHER_LIBRARY = {
-    "en": "This error comes from {name}, not from PyTorch ({evidence}), so no PyTorch entry fits it. {look_for}",
-    "ko": "이 오류는 PyTorch가 아니라 {name}에서 발생했습니다({evidence}). 그래서 PyTorch 항목으로 답하지 않습니다. {look_for}",
-    "zh": "这个错误来自 {name}，不是 PyTorch（{evidence}），所以没有对应的 PyTorch 条目。{look_for}",
-}
+from bot.text.lang import LANGUAGES
+from bot.text.ui import WORDS, t
 
 # What to look for, per library (bot/retrieval/scope.py: LIBRARIES keys).
 LOOK_FOR = {
@@ -92,25 +81,19 @@ GENERIC_LOOK_FOR = {
 
 
 def _lang(lang: str) -> str:
-    return lang if lang in NO_ERROR else "en"
+    return lang if lang in LANGUAGES else "en"
 
 
 def no_error_notice(lang: str) -> str:
-    return NO_ERROR[_lang(lang)]
+    return t("notice_no_error", _lang(lang))
 
 
 def look_for(library_key: str, lang: str) -> str:
     return LOOK_FOR.get(library_key, GENERIC_LOOK_FOR)[_lang(lang)]
 
 
-EVIDENCE = {
-    "exception": {"en": "the exception is {x}", "ko": "예외 타입 {x}", "zh": "异常类型为 {x}"},
-    "frame": {"en": "it was raised in {x}", "ko": "{x}에서 발생", "zh": "在 {x} 中抛出"},
-    "message": {"en": "{name} prints \"{x}\"", "ko": "\"{x}\"는 {name}의 메시지", "zh": "\"{x}\" 是 {name} 的信息"},
-}
-
-
 def other_library_notice(library_key: str, name: str, evidence: str, evidence_kind: str, lang: str) -> str:
     lang = _lang(lang)
-    why = EVIDENCE.get(evidence_kind, {}).get(lang, "{x}").format(x=evidence, name=name)
-    return OTHER_LIBRARY[lang].format(name=name, evidence=why, look_for=look_for(library_key, lang))
+    key = f"other_by_{evidence_kind}"
+    why = t(key, lang, x=evidence, name=name) if key in WORDS else evidence
+    return t("notice_other_library", lang, name=name, evidence=why, look_for=look_for(library_key, lang))

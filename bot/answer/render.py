@@ -7,7 +7,7 @@ import shutil
 import textwrap
 import unicodedata
 
-from bot.text.ui import labels
+from bot.text.ui import labels, t
 
 
 def _width() -> int:
@@ -118,9 +118,6 @@ def render_answer(data: dict, top: int = 3) -> str:
 def render_code_answer(data: dict, top: int = 3) -> str:
     """`troubleshoot ask` on code, as text: what the run did, the answer to its error (as
     for a pasted error), then what each fix did to the asker's snippet."""
-    # lazy: verification (and with it the sandbox) loads only for code questions
-    from bot.verify.code_question import words
-
     lang = data.get("language") or "en"
     out = [data.get("note") or ""]
     run = data.get("run")
@@ -132,7 +129,7 @@ def render_code_answer(data: dict, top: int = 3) -> str:
         from bot.verify.verify import describe_row  # lazy: the sandbox loads only for code questions
 
         out.append("")
-        out.append(words("tried_on_yours", lang) + ":")
+        out.append(t("tried_on_yours", lang) + ":")
         for row in fixes:
             mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
                 "✗" if row.get("status") in ("still_fails", "new_error") else "·"

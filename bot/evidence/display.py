@@ -1,6 +1,6 @@
 """What an answer shows of the evidence behind a workaround or dead end: its `Rate`,
 and the words for it in each language (counts of verified runs and votes, or "team
-estimate, not yet verified").
+estimate, not yet verified"; the words are `evidence_*` in bot/text/ui.py).
 
 A `RateSource` gives the rates: `PriorRates` (the entry's own `prior`) or the evidence
 store (bot.evidence.rates.EvidenceRates, which also keeps the source answers use).
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.kb import model as m
+from bot.text.ui import t
 
 
 @dataclass(frozen=True)
@@ -25,42 +26,25 @@ class Rate:
     refuted: bool = False  # a workaround that verified runs keep refuting: shown as a dead end
 
 
-EVIDENCE_WORDS = {
-    "en": {"fixed": "fixed {k} of {n} verified run{s}", "failed": "failed in {k} of {n} verified run{s}",
-           "none": "not verified yet", "on": " on torch {versions}", "range": "{low} to {high}",
-           "votes": "👍 {up} 👎 {down} on answers", "refuted": "listed as a fix, but verified runs keep refuting it",
-           "estimate": "team estimate, not yet verified"},
-    "ko": {"fixed": "검증 실행 {n}회 중 {k}회 해결", "failed": "검증 실행 {n}회 중 {k}회 실패",
-           "none": "아직 검증되지 않음", "on": " (torch {versions})", "range": "{low}~{high}",
-           "votes": "답변 평가 👍 {up} 👎 {down}", "refuted": "해결 방법으로 올라 있지만 검증 실행에서 계속 실패합니다",
-           "estimate": "팀 추정치, 아직 검증되지 않음"},
-    "zh": {"fixed": "{n} 次验证运行中 {k} 次修复", "failed": "{n} 次验证运行中 {k} 次失败",
-           "none": "尚未验证", "on": "（torch {versions}）", "range": "{low} 至 {high}",
-           "votes": "答案评价 👍 {up} 👎 {down}", "refuted": "虽被列为解决方法，但验证运行一再证明它无效",
-           "estimate": "团队估计，尚未验证"},
-}
-
-
 def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
     """One line of our own evidence for an item, e.g. "fixed 14 of 15 verified runs on
     torch 2.3 to 2.13; 👍 3 👎 1 on answers"; None when there is none."""
     if not verified:
         return None
-    words = EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])
     parts = []
     runs = int(verified.get("runs") or 0)
     if runs:
         k = verified.get("failed", 0) if dead_end else verified.get("fixed", 0)
-        text = words["failed" if dead_end else "fixed"].format(k=k, n=runs, s="" if runs == 1 else "s")
+        text = t("evidence_failed" if dead_end else "evidence_fixed", lang, k=k, n=runs, s="" if runs == 1 else "s")
         versions = list(verified.get("torch") or [])
         if versions:
-            shown = versions[0] if len(versions) == 1 else words["range"].format(low=versions[0], high=versions[-1])
-            text += words["on"].format(versions=shown)
+            shown = versions[0] if len(versions) == 1 else t("evidence_range", lang, low=versions[0], high=versions[-1])
+            text += t("evidence_on", lang, versions=shown)
         parts.append(text)
     elif not dead_end:
-        parts.append(words["none"])
+        parts.append(t("evidence_none", lang))
     if verified.get("up") or verified.get("down"):
-        parts.append(words["votes"].format(up=verified.get("up", 0), down=verified.get("down", 0)))
+        parts.append(t("evidence_votes", lang, up=verified.get("up", 0), down=verified.get("down", 0)))
     return "; ".join(parts) or None
 
 
@@ -83,11 +67,11 @@ def rate_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False
     the rate is the team's estimate and nothing has verified it yet."""
     if measured_rate(verified, dead_end=dead_end) is not None:
         return evidence_text(verified, lang, dead_end=dead_end) or ""
-    return EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])["estimate"]
+    return t("evidence_estimate", lang)
 
 
 def refuted_text(lang: str = "en") -> str:
-    return EVIDENCE_WORDS.get(lang, EVIDENCE_WORDS["en"])["refuted"]
+    return t("evidence_refuted", lang)
 
 
 class RateSource(Protocol):

@@ -15,8 +15,8 @@ from markupsafe import Markup, escape
 
 from bot.pages import charts
 from bot.pages.areas import NAMES as AREA_NAMES
-from bot.pages.labels import LANG_NAMES, labels, status_text
 from bot.text.lang import LANGUAGES
+from bot.text.ui import LANG_NAMES, kb_status_text, labels
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _TICKS = re.compile(r"`([^`\n]+)`")
@@ -52,7 +52,7 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(inline=inline, pct=pct, safe_url=safe_url)
     env.globals.update(pick=pick, LANG_NAMES=LANG_NAMES, LANGUAGES=LANGUAGES, AREA_NAMES=AREA_NAMES,
-                       status_text=status_text)
+                       kb_status_text=kb_status_text)
     return env
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from bot.pages.html import pick, safe_url
-from bot.pages.labels import LANG_NAMES, labels, status_text
 from bot.text.lang import LANGUAGES
+from bot.text.ui import LANG_NAMES, kb_status_text, labels
 
 _SPANS = re.compile(r"(`[^`\n]+`)")
 _SPECIAL = re.compile(r"([\\\[\]*_#|!])")
@@ -63,13 +63,13 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
     out += [" · ".join(meta), ""]
     alts = [f"[JSON]({links.entry(doc['id'], lang, 'json')})", f"[HTML]({links.entry(doc['id'], lang)})"]
     alts += [f"[{LANG_NAMES[other]}]({links.entry(doc['id'], other, 'md')})" for other in LANGUAGES if other != lang]
-    out += [f"{L['also']}: " + " · ".join(alts), ""]
+    out += [f"{L['also_as']}: " + " · ".join(alts), ""]
     best = doc["best_fix"]
     if best:
         out.append(f"**{L['fix_rate']}:** {best['measured']:.0%} ({md_text(pick(best['rate_text'], lang))})")
     else:
         out.append(f"**{L['fix_rate']}:** {md_text(L['no_measured'])}")
-    out += ["", f"{L['status']}: {md_text(status_text(ev['kb_verify'], lang))}", ""]
+    out += ["", f"{L['kb_status']}: {md_text(kb_status_text(ev['kb_verify'], lang))}", ""]
 
     out += [f"## {L['matches']}", ""] + [f"- {md_code_span(s)}" for s in doc["signatures"]] + [""]
     out += [f"### {L['examples']}", ""]
@@ -78,13 +78,13 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
 
     out += [f"## {L['evidence']}", "",
             f"- {L['answers']}: {ev['answers']}",
-            f"- {L['verifications']}: {ev['verifications']} ({L['reproduced']}: {ev['reproduced']})",
+            f"- {L['verifications']}: {ev['verifications']} ({L['reproduced_runs']}: {ev['reproduced']})",
             f"- {L['askers']}: {ev['askers']}",
             f"- {L['votes']}: 👍 {ev['votes']['up']} 👎 {ev['votes']['down']}",
             f"- {L['first_seen']}: {(ev['first_seen'] or '')[:10] or L['never']} · "
             f"{L['last_seen']}: {(ev['last_seen'] or '')[:10] or L['never']}", ""]
     if ev["runs"]:
-        out += [f"### {L['runs_table']}", "", f"| {L['torch']} | {L['device']} | {L['runs']} | {L['reproduced']} |",
+        out += [f"### {L['runs_table']}", "", f"| {L['torch']} | {L['device']} | {L['runs']} | {L['reproduced_runs']} |",
                 "|---|---|---|---|"]
         out += [f"| {md_text(r['torch'])} | {md_text(r['device'])} | {r['runs']} | {r['reproduced']} |"
                 for r in ev["runs"]]
@@ -119,7 +119,7 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
                 target = md_code_span(d["leads_to"])
                 if d.get("leads_to_title"):  # a link only to an entry that exists
                     target = f"[{target}]({links.entry(d['leads_to'], lang, 'md')})"
-                out += [f"{L['raises']}: {target}", ""]
+                out += [f"{L['leads_to']}: {target}", ""]
             if d["rate_kind"] == "measured":
                 out += [f"**{d['measured']:.0%}** ({md_text(pick(d['rate_text'], lang))})", ""]
             if d["code"]:

@@ -1,8 +1,10 @@
 """The bot's own words in the three answer languages, for every surface: the terminal
-(bot/answer/render.py) and Slack (bot/slack) read this one table, so a concept has
-one translation everywhere. Knowledge text comes localised from the knowledge base;
-these are only the labels and short messages around it. The words of the evidence
-behind a rate are in bot/evidence/display.py.
+(bot/answer/render.py, code questions in bot/verify/code_question.py), Slack (bot/slack),
+the knowledge pages (bot/pages) and the evidence behind a rate (bot/evidence/display.py)
+read this one table, so a word has one translation everywhere. Knowledge text comes
+localised from the knowledge base; these are only the labels and short messages around it.
+
+    t("root_cause", "ko") -> "근본 원인"; t("shared_by", "en", user="U1") -> "Shared by <@U1>"
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ WORDS: dict[str, dict[str, str]] = {
     "leads_to": {"en": "raises instead", "ko": "대신 발생하는 오류", "zh": "改为报错"},
     "sources": {"en": "Sources", "ko": "출처", "zh": "来源"},
     "confidence": {"en": "Confidence", "ko": "신뢰도", "zh": "置信度"},
-    "evidence": {"en": "evidence", "ko": "근거", "zh": "证据"},
+    "evidence": {"en": "Evidence", "ko": "근거", "zh": "证据"},
     "also": {"en": "Also possible", "ko": "다른 후보", "zh": "其他候选"},
     # a measured fix rate: "worked 80% · ..." in Slack, "fixes it 80% (...)" in a terminal
     "works": {"en": "worked", "ko": "해결률", "zh": "成功率"},
     "success": {"en": "fixes it", "ko": "해결률", "zh": "成功率"},
     # --- the terminal (bot/answer/render.py) ---
-    "caveats": {"en": "note", "ko": "주의", "zh": "注意"},
+    "caveats": {"en": "Caveat", "ko": "주의", "zh": "注意"},
     "unsure": {"en": "Not sure which known error this is", "ko": "어떤 알려진 오류인지 확실하지 않습니다",
                "zh": "无法确定这是哪一种已知错误"},
     "nearest": {"en": "Nearest entries", "ko": "가장 가까운 항목", "zh": "最接近的条目"},
@@ -105,7 +107,7 @@ WORDS: dict[str, dict[str, str]] = {
     "more_in_details": {"en": "{fixes} more fixes, {dead_ends} more dead ends in details",
                         "ko": "자세히 보기에 해결책 {fixes}개, 막다른 길 {dead_ends}개 더",
                         "zh": "详情中还有 {fixes} 个修复、{dead_ends} 个死胡同"},
-    "diagnosis": {"en": "How to confirm it", "ko": "확인 방법", "zh": "如何确认"},
+    "diagnosis": {"en": "Diagnosis", "ko": "진단", "zh": "诊断"},
     "versions": {"en": "Version notes", "ko": "버전별 참고", "zh": "版本说明"},
     "why_title": {"en": "What went wrong?", "ko": "무엇이 문제였나요?", "zh": "哪里有问题？"},
     "why_label": {"en": "Why wasn't this answer helpful?", "ko": "이 답변이 도움이 되지 않은 이유는?",
@@ -144,12 +146,12 @@ WORDS: dict[str, dict[str, str]] = {
     "home_verified": {"en": "verified in the sandbox", "ko": "샌드박스에서 검증함", "zh": "已在沙箱中验证"},
     "home_not_reproduced": {"en": "snippet did not reproduce", "ko": "재현되지 않음", "zh": "未能复现"},
     "home_admin": {"en": "Workspace overview (admins)", "ko": "워크스페이스 현황 (관리자)", "zh": "工作区概况（管理员）"},
-    "home_most_asked": {"en": "Most-asked errors", "ko": "가장 많이 물어본 오류", "zh": "最常被问的错误"},
-    "home_unanswered": {"en": "Asked, but no confident answer", "ko": "확실한 답이 없었던 질문", "zh": "没有可靠答案的问题"},
+    "most_asked": {"en": "Most-asked errors", "ko": "가장 많이 물어본 오류", "zh": "最常被问的错误"},
+    "unanswered": {"en": "Asked, but no confident answer", "ko": "확실한 답이 없었던 질문", "zh": "没有可靠答案的问题"},
     "home_fix_rates": {"en": "Verified fix rates (sandbox runs)", "ko": "검증된 해결률 (샌드박스 실행)",
                        "zh": "已验证的修复率（沙箱运行）"},
     "home_runs": {"en": "fixed {k} of {n} runs", "ko": "{n}회 중 {k}회 해결", "zh": "{n} 次中修复 {k} 次"},
-    "home_none_yet": {"en": "nothing recorded yet", "ko": "아직 기록 없음", "zh": "暂无记录"},
+    "nothing_yet": {"en": "Nothing recorded yet.", "ko": "아직 기록이 없습니다.", "zh": "尚无记录。"},
     "home_window": {"en": "Most-asked: the last 30 days. Rates: every counted run.",
                     "ko": "많이 물어본 오류: 최근 30일. 해결률: 집계된 모든 실행.",
                     "zh": "常见错误：最近 30 天。修复率：所有计入的运行。"},
@@ -171,6 +173,183 @@ WORDS: dict[str, dict[str, str]] = {
                       "ko": "워크스페이스 관리자와 채널 생성자만 이 채널의 설정을 바꿀 수 있습니다.",
                       "zh": "只有工作区管理员和频道创建者可以修改本频道的设置。"},
     "config_saved": {"en": "Saved.", "ko": "저장했습니다.", "zh": "已保存。"},
+    # --- code questions: Python code without error text (bot/verify/code_question.py) ---
+    "code_ran_clean": {
+        "en": "It ran without an error on torch {torch} ({device}).",
+        "ko": "torch {torch} ({device})에서 오류 없이 실행되었습니다.",
+        "zh": "在 torch {torch}（{device}）上运行没有报错。",
+    },
+    "code_ran_clean_hint": {
+        "en": "If it fails for you, paste the error it prints (the last lines of the traceback), or the "
+              "part of the code that differs from this snippet.",
+        "ko": "실행 환경에서 실패한다면 출력된 오류(트레이스백의 마지막 줄)나 이 스니펫과 다른 부분의 코드를 붙여 주세요.",
+        "zh": "如果在你那里会失败，请贴出它打印的错误（traceback 的最后几行），或与这段代码不同的部分。",
+    },
+    "code_raised": {
+        "en": "Ran your snippet on torch {torch} ({device}): it raised {error}.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했더니 {error} 오류가 발생했습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它抛出了 {error}。",
+    },
+    "code_timeout": {
+        "en": "Ran your snippet on torch {torch} ({device}): it did not finish within the sandbox's time limit, "
+              "so there is no error to answer from.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 샌드박스 시간 제한 안에 끝나지 않아 답할 오류가 없습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它没有在沙箱的时间限制内结束，因此没有可以分析的错误。",
+    },
+    "code_limit": {
+        "en": "Ran your snippet on torch {torch} ({device}): {why}, so there is no Python error to answer from.",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 {why}. 답할 파이썬 오류가 없습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：{why}，因此没有可以分析的 Python 错误。",
+    },
+    "code_not_runnable": {
+        "en": "This is Python code without an error message, but not a whole program: it uses {names} without "
+              "defining or importing {them}, so I can't run it. Paste the error it raises (the traceback), or a "
+              "snippet that runs on its own.",
+        "ko": "오류 메시지 없이 파이썬 코드만 있는데, 완전한 프로그램이 아닙니다: {names}을(를) 정의하거나 import하지 않고 "
+              "사용하므로 실행할 수 없습니다. 발생한 오류(트레이스백)나 단독으로 실행되는 스니펫을 붙여 주세요.",
+        "zh": "这是一段没有错误信息的 Python 代码，但不是完整的程序：它使用了 {names}，却没有定义或导入，所以无法运行。"
+              "请贴出它抛出的错误（traceback），或一段可以单独运行的代码。",
+    },
+    "code_not_run": {
+        "en": "This is Python code without an error message ({lines} lines); not run (--no-run). Without "
+              "--no-run it runs in the sandbox and the answer comes from the error it really raises.",
+        "ko": "오류 메시지 없는 파이썬 코드입니다 ({lines}줄). --no-run이라 실행하지 않았습니다. --no-run 없이 실행하면 "
+              "샌드박스에서 돌려 실제 발생한 오류로 답합니다.",
+        "zh": "这是一段没有错误信息的 Python 代码（{lines} 行）；因为 --no-run 没有运行。去掉 --no-run 会在沙箱中运行，"
+              "并根据实际抛出的错误回答。",
+    },
+    "code_running": {"en": "Running your snippet in the sandbox…", "ko": "샌드박스에서 스니펫을 실행하는 중…",
+                     "zh": "正在沙箱中运行你的代码片段…"},
+    "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과", "zh": "在你的代码上尝试的结果"},
+    # --- instead of an entry: no error, or another library's (bot/answer/notices.py) ---
+    "notice_no_error": {
+        "en": "I answer PyTorch errors, and I don't see one in this message. Paste the error you get "
+              "(the whole traceback, or at least its last lines) and I'll look it up.",
+        "ko": "PyTorch 오류에 답하는 봇인데, 이 메시지에서는 오류를 찾지 못했습니다. 받은 오류를 붙여 넣어 주세요"
+              "(전체 트레이스백, 적어도 마지막 몇 줄).",
+        "zh": "我专门回答 PyTorch 报错，但这条消息里没有看到报错。请把遇到的错误贴上来（完整的 traceback，"
+              "至少最后几行），我来查。",
+    },
+    "notice_other_library": {
+        "en": "This error comes from {name}, not from PyTorch ({evidence}), so no PyTorch entry fits it. {look_for}",
+        "ko": "이 오류는 PyTorch가 아니라 {name}에서 발생했습니다({evidence}). 그래서 PyTorch 항목으로 답하지 않습니다. "
+              "{look_for}",
+        "zh": "这个错误来自 {name}，不是 PyTorch（{evidence}），所以没有对应的 PyTorch 条目。{look_for}",
+    },
+    "other_by_exception": {"en": "the exception is {x}", "ko": "예외 타입 {x}", "zh": "异常类型为 {x}"},
+    "other_by_frame": {"en": "it was raised in {x}", "ko": "{x}에서 발생", "zh": "在 {x} 中抛出"},
+    "other_by_message": {"en": "{name} prints \"{x}\"", "ko": "\"{x}\"는 {name}의 메시지", "zh": "\"{x}\" 是 {name} 的信息"},
+    # --- the evidence behind a rate (bot/evidence/display.py); {s}: the English plural ending ---
+    "evidence_fixed": {"en": "fixed {k} of {n} verified run{s}", "ko": "검증 실행 {n}회 중 {k}회 해결",
+                       "zh": "{n} 次验证运行中 {k} 次修复"},
+    "evidence_failed": {"en": "failed in {k} of {n} verified run{s}", "ko": "검증 실행 {n}회 중 {k}회 실패",
+                        "zh": "{n} 次验证运行中 {k} 次失败"},
+    "evidence_none": {"en": "not verified yet", "ko": "아직 검증되지 않음", "zh": "尚未验证"},
+    "evidence_on": {"en": " on torch {versions}", "ko": " (torch {versions})", "zh": "（torch {versions}）"},
+    "evidence_range": {"en": "{low} to {high}", "ko": "{low}~{high}", "zh": "{low} 至 {high}"},
+    "evidence_votes": {"en": "👍 {up} 👎 {down} on answers", "ko": "답변 평가 👍 {up} 👎 {down}",
+                       "zh": "答案评价 👍 {up} 👎 {down}"},
+    "evidence_refuted": {"en": "listed as a fix, but verified runs keep refuting it",
+                         "ko": "해결 방법으로 올라 있지만 검증 실행에서 계속 실패합니다",
+                         "zh": "虽被列为解决方法，但验证运行一再证明它无效"},
+    "evidence_estimate": {"en": "team estimate, not yet verified", "ko": "팀 추정치, 아직 검증되지 않음",
+                          "zh": "团队估计，尚未验证"},
+    # --- the knowledge pages (bot/pages); their headings use the shared words above ---
+    "kb": {"en": "PyTorch error knowledge base", "ko": "PyTorch 오류 지식 베이스", "zh": "PyTorch 错误知识库"},
+    "entries": {"en": "{n} entries", "ko": "항목 {n}개", "zh": "共 {n} 个条目"},
+    "search": {"en": "Search errors", "ko": "오류 검색", "zh": "搜索错误"},
+    "search_hint": {"en": "Filter by words of the error message, the title or the id",
+                    "ko": "오류 메시지, 제목, id의 단어로 거르기", "zh": "按错误信息、标题或 id 中的词筛选"},
+    "search_button": {"en": "Search", "ko": "검색", "zh": "搜索"},
+    "no_results": {"en": "No entry matches “{q}”.", "ko": "“{q}”에 맞는 항목이 없습니다.", "zh": "没有与“{q}”匹配的条目。"},
+    "results": {"en": "{n} of {total} entries match “{q}”.", "ko": "항목 {total}개 중 {n}개가 “{q}”에 맞습니다.",
+                "zh": "{total} 个条目中有 {n} 个与“{q}”匹配。"},
+    "dashboard": {"en": "Dashboard", "ko": "대시보드", "zh": "统计面板"},
+    "all_entries": {"en": "All entries", "ko": "전체 항목", "zh": "全部条目"},
+    "also_as": {"en": "Also available as", "ko": "다른 형식", "zh": "其他格式"},
+    "matches": {"en": "Messages it matches", "ko": "일치하는 메시지", "zh": "匹配的错误信息"},
+    "examples": {"en": "Example messages", "ko": "메시지 예시", "zh": "错误信息示例"},
+    "exception": {"en": "Exception", "ko": "예외", "zh": "异常"},
+    "fix_rate": {"en": "Best measured fix rate", "ko": "측정된 최고 해결률", "zh": "实测最佳修复率"},
+    "no_measured": {"en": "No fix measured yet: every rate below is a team estimate, not yet verified.",
+                    "ko": "아직 측정된 해결 방법이 없습니다. 아래의 해결률은 모두 팀 추정치이며 아직 검증되지 않았습니다.",
+                    "zh": "尚无实测的修复方法：下面的比率都是团队估计，尚未验证。"},
+    "answers": {"en": "answers given", "ko": "답변 횟수", "zh": "回答次数"},
+    "verifications": {"en": "verified runs", "ko": "검증 실행", "zh": "验证运行"},
+    "reproduced_runs": {"en": "reproduced the error", "ko": "오류 재현", "zh": "复现了错误"},
+    "askers": {"en": "distinct askers", "ko": "질문자 수", "zh": "提问者人数"},
+    "votes": {"en": "votes on answers", "ko": "답변 평가", "zh": "答案评价"},
+    "first_seen": {"en": "First seen", "ko": "처음 확인", "zh": "首次出现"},
+    "last_seen": {"en": "Last seen", "ko": "마지막 확인", "zh": "最近出现"},
+    "never": {"en": "not yet", "ko": "아직 없음", "zh": "尚无"},
+    "runs_table": {"en": "Verified runs by torch version and device", "ko": "torch 버전과 장치별 검증 실행",
+                   "zh": "按 torch 版本和设备统计的验证运行"},
+    "torch": {"en": "torch", "ko": "torch", "zh": "torch"},
+    "device": {"en": "device", "ko": "장치", "zh": "设备"},
+    "runs": {"en": "runs", "ko": "실행", "zh": "运行"},
+    "version_range": {"en": "torch versions", "ko": "torch 버전", "zh": "torch 版本"},
+    "message": {"en": "message there", "ko": "해당 버전의 메시지", "zh": "该版本的错误信息"},
+    "note": {"en": "note", "ko": "참고", "zh": "说明"},
+    "symptoms": {"en": "Symptoms", "ko": "증상", "zh": "症状"},
+    "scenarios": {"en": "Scenarios", "ko": "상황별 예", "zh": "常见场景"},
+    "related": {"en": "Related errors", "ko": "관련 오류", "zh": "相关错误"},
+    "code": {"en": "code", "ko": "코드", "zh": "代码"},
+    "measured": {"en": "measured", "ko": "측정값", "zh": "实测"},
+    "estimate_badge": {"en": "estimate", "ko": "추정치", "zh": "估计"},
+    "refuted_badge": {"en": "refuted", "ko": "반증됨", "zh": "已被否定"},
+    "store_none": {"en": "No evidence store yet: every rate is a team estimate, not yet verified.",
+                   "ko": "아직 근거 저장소가 없습니다. 모든 해결률은 팀 추정치이며 아직 검증되지 않았습니다.",
+                   "zh": "尚无证据库：所有比率都是团队估计，尚未验证。"},
+    "store_error": {"en": "The evidence store could not be read ({why}): showing the knowledge base's estimates.",
+                    "ko": "근거 저장소를 읽을 수 없어({why}) 지식 베이스의 추정치를 보여 줍니다.",
+                    "zh": "无法读取证据库（{why}），显示的是知识库中的估计。"},
+    "fixes_by_evidence": {"en": "Fixes by their evidence", "ko": "근거별 해결 방법", "zh": "按证据排列的解决方法"},
+    "history": {"en": "Evidence per week", "ko": "주별 근거", "zh": "每周证据"},
+    "history_note": {"en": "verified workaround runs that fixed the error and that did not, answers, votes",
+                     "ko": "오류를 해결한 검증 실행과 해결하지 못한 실행, 답변, 평가",
+                     "zh": "修复了错误与未能修复的验证运行、回答、评价"},
+    "failed": {"en": "failed", "ko": "실패", "zh": "失败"},
+    "held": {"en": "held", "ko": "보류", "zh": "暂缓计入"},
+    "nearest_entry": {"en": "nearest entry", "ko": "가장 가까운 항목", "zh": "最接近的条目"},
+    "without_runs": {"en": "Entries without a verified fix run", "ko": "검증 실행이 없는 항목", "zh": "没有验证运行的条目"},
+    "count": {"en": "times", "ko": "회", "zh": "次"},
+    "week": {"en": "week of", "ko": "주 시작일", "zh": "周起始日"},
+    "question": {"en": "Question (paths, numbers and names replaced)", "ko": "질문 (경로, 숫자, 이름은 자리표시자로 바꿈)",
+                 "zh": "提问（路径、数字和名称已替换为占位符）"},
+    "not_reproducible": {"en": "Not reproducible on the current torch", "ko": "현재 torch에서는 재현되지 않음",
+                         "zh": "在当前 torch 上无法复现"},
+    "aliases": {"en": "Also known as", "ko": "다른 id", "zh": "别名"},
+    "entry": {"en": "Entry", "ko": "항목", "zh": "条目"},
+    "language": {"en": "Language", "ko": "언어", "zh": "语言"},
+    # what `kb verify` proved of an entry (kb_status_text below)
+    "kb_status": {"en": "Proven by kb verify", "ko": "kb verify 검증", "zh": "kb verify 验证"},
+    "kb_status_reproduced": {"en": "reproduced by kb verify", "ko": "kb verify로 재현됨", "zh": "已由 kb verify 复现"},
+    "kb_status_not_reproduced": {"en": "kb verify did not reproduce it", "ko": "kb verify에서 재현되지 않음",
+                                 "zh": "kb verify 未能复现"},
+    "kb_status_not_run": {"en": "kb verify has not run it yet", "ko": "아직 kb verify로 실행하지 않음",
+                          "zh": "kb verify 尚未运行"},
+    "kb_status_no_repro": {"en": "no repro snippet", "ko": "재현 코드 없음", "zh": "没有复现代码"},
+    "kb_status_needs": {"en": "its repro needs {what}", "ko": "재현에 {what} 필요", "zh": "复现需要{what}"},
+    "on_torch": {"en": "torch {v}", "ko": "torch {v}", "zh": "torch {v}"},
+    "needs_cuda": {"en": "a GPU", "ko": "GPU", "zh": " GPU"},
+    "needs_distributed": {"en": "several processes", "ko": "여러 프로세스", "zh": "多个进程"},
+    "needs_windows": {"en": "Windows", "ko": "Windows", "zh": " Windows"},
+    "needs_install": {"en": "a broken installation", "ko": "깨진 설치 환경", "zh": "损坏的安装环境"},
+    "needs_mps": {"en": "Apple MPS", "ko": "Apple MPS", "zh": " Apple MPS"},
+    # the areas the entry list is grouped by (bot/pages/areas.py)
+    "area_distributed": {"en": "Distributed training", "ko": "분산 학습", "zh": "分布式训练"},
+    "area_install": {"en": "Installation and environment", "ko": "설치와 환경", "zh": "安装与环境"},
+    "area_saving": {"en": "Saving and loading", "ko": "저장과 불러오기", "zh": "保存与加载"},
+    "area_compile": {"en": "Compile, TorchScript and export", "ko": "컴파일, TorchScript, 내보내기",
+                     "zh": "编译、TorchScript 与导出"},
+    "area_data": {"en": "Data loading", "ko": "데이터 로딩", "zh": "数据加载"},
+    "area_devices": {"en": "CUDA, GPUs and devices", "ko": "CUDA, GPU, 장치", "zh": "CUDA、GPU 与设备"},
+    "area_training": {"en": "Optimizers and training loops", "ko": "옵티마이저와 학습 루프", "zh": "优化器与训练循环"},
+    "area_autograd": {"en": "Autograd", "ko": "자동 미분(autograd)", "zh": "自动求导（autograd）"},
+    "area_losses": {"en": "Losses and targets", "ko": "손실 함수와 정답", "zh": "损失函数与目标"},
+    "area_dtypes": {"en": "Data types", "ko": "데이터 타입", "zh": "数据类型"},
+    "area_shapes": {"en": "Shapes and indexing", "ko": "텐서 크기와 인덱싱", "zh": "形状与索引"},
+    "area_other": {"en": "Other errors", "ko": "기타 오류", "zh": "其他错误"},
 }
 WORDS["others"] = WORDS["also"]  # the terminal's name for it
 
@@ -181,7 +360,10 @@ STATUS_WORDS = {
     "not_applicable": {"en": "not applicable", "ko": "적용 불가", "zh": "不适用"},
     "timeout": {"en": "timed out", "ko": "시간 초과", "zh": "超时"},
 }
+WORDS["fixed"] = STATUS_WORDS["fixed"]  # the pages' charts: runs that fixed the error
 
+# Each language by its own name (the pages' language links).
+LANG_NAMES = {"en": "English", "ko": "한국어", "zh": "中文"}
 
 
 def t(key: str, lang: str | None, **values) -> str:
@@ -191,10 +373,24 @@ def t(key: str, lang: str | None, **values) -> str:
 
 
 def labels(lang: str | None) -> dict[str, str]:
-    """Every word in one language (English where a translation is missing)."""
-    return {key: t(key, lang) for key in WORDS if "{" not in WORDS[key]["en"]}
+    """Every word in one language (English where a translation is missing); words with
+    placeholders as they are, for `.format(...)`."""
+    return {key: table.get(lang or "en") or table["en"] for key, table in WORDS.items()}
 
 
 def status_word(status: str, lang: str | None) -> str:
     words = STATUS_WORDS.get(status)
     return (words.get(lang or "en") or words["en"]) if words else status
+
+
+def kb_status_text(status: dict, lang: str | None) -> str:
+    """What `kb verify` proved of an entry ({"status": "reproduced", "torch": "2.13.0"}, or
+    "needs_cuda", ...), in words."""
+    kind = status.get("status") or "not_run"
+    if kind.startswith("needs_"):
+        what = kind.removeprefix("needs_")
+        return t("kb_status_needs", lang, what=t(kind, lang) if kind in WORDS else what)
+    text = t(f"kb_status_{kind}", lang) if f"kb_status_{kind}" in WORDS else kind
+    if kind == "reproduced" and status.get("torch"):
+        text += f" ({t('on_torch', lang, v=status['torch'])})"
+    return text

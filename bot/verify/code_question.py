@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from bot.text.lang import detect_language
+from bot.text.ui import t
 
 MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
 MAX_CODE_CHARS = 50_000
@@ -214,61 +215,6 @@ def detect_code(text: str) -> CodeQuestion | None:
 
 TRACEBACK_CHARS = 6000  # of the run's output, what the answer looks up (the traceback's end matters)
 
-WORDS: dict[str, dict[str, str]] = {
-    "ran_clean": {
-        "en": "It ran without an error on torch {torch} ({device}).",
-        "ko": "torch {torch} ({device})에서 오류 없이 실행되었습니다.",
-        "zh": "在 torch {torch}（{device}）上运行没有报错。",
-    },
-    "ran_clean_hint": {
-        "en": "If it fails for you, paste the error it prints (the last lines of the traceback), or the "
-              "part of the code that differs from this snippet.",
-        "ko": "실행 환경에서 실패한다면 출력된 오류(트레이스백의 마지막 줄)나 이 스니펫과 다른 부분의 코드를 붙여 주세요.",
-        "zh": "如果在你那里会失败，请贴出它打印的错误（traceback 的最后几行），或与这段代码不同的部分。",
-    },
-    "raised": {
-        "en": "Ran your snippet on torch {torch} ({device}): it raised {error}.",
-        "ko": "torch {torch} ({device})에서 스니펫을 실행했더니 {error} 오류가 발생했습니다.",
-        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它抛出了 {error}。",
-    },
-    "timeout": {
-        "en": "Ran your snippet on torch {torch} ({device}): it did not finish within the sandbox's time limit, "
-              "so there is no error to answer from.",
-        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 샌드박스 시간 제한 안에 끝나지 않아 답할 오류가 없습니다.",
-        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它没有在沙箱的时间限制内结束，因此没有可以分析的错误。",
-    },
-    "limit": {
-        "en": "Ran your snippet on torch {torch} ({device}): {why}, so there is no Python error to answer from.",
-        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 {why}. 답할 파이썬 오류가 없습니다.",
-        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：{why}，因此没有可以分析的 Python 错误。",
-    },
-    "not_runnable": {
-        "en": "This is Python code without an error message, but not a whole program: it uses {names} without "
-              "defining or importing {them}, so I can't run it. Paste the error it raises (the traceback), or a "
-              "snippet that runs on its own.",
-        "ko": "오류 메시지 없이 파이썬 코드만 있는데, 완전한 프로그램이 아닙니다: {names}을(를) 정의하거나 import하지 않고 "
-              "사용하므로 실행할 수 없습니다. 발생한 오류(트레이스백)나 단독으로 실행되는 스니펫을 붙여 주세요.",
-        "zh": "这是一段没有错误信息的 Python 代码，但不是完整的程序：它使用了 {names}，却没有定义或导入，所以无法运行。"
-              "请贴出它抛出的错误（traceback），或一段可以单独运行的代码。",
-    },
-    "not_run": {
-        "en": "This is Python code without an error message ({lines} lines); not run (--no-run). Without "
-              "--no-run it runs in the sandbox and the answer comes from the error it really raises.",
-        "ko": "오류 메시지 없는 파이썬 코드입니다 ({lines}줄). --no-run이라 실행하지 않았습니다. --no-run 없이 실행하면 "
-              "샌드박스에서 돌려 실제 발생한 오류로 답합니다.",
-        "zh": "这是一段没有错误信息的 Python 代码（{lines} 行）；因为 --no-run 没有运行。去掉 --no-run 会在沙箱中运行，"
-              "并根据实际抛出的错误回答。",
-    },
-    "fixed_on_yours": {"en": "fixes your snippet", "ko": "이 스니펫에서 해결됨", "zh": "在你的代码上修复成功"},
-    "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과", "zh": "在你的代码上尝试的结果"},
-}
-
-
-def words(key: str, lang: str, **values) -> str:
-    table = WORDS[key]
-    return table.get(lang, table["en"]).format(**values)
-
-
 def device_text(env: dict | None) -> str:
     """"CPU", or "GPU: NVIDIA H100 80GB HBM3" where the run had a GPU."""
     env = env or {}
@@ -316,9 +262,9 @@ def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_r
     lang = lang or question.language
     if why == "not_runnable":
         names = ", ".join(f"`{n}`" for n in question.undefined[:6]) + (" …" if len(question.undefined) > 6 else "")
-        note = words("not_runnable", lang, names=names, them="them" if len(question.undefined) > 1 else "it")
+        note = t("code_not_runnable", lang, names=names, them="them" if len(question.undefined) > 1 else "it")
     else:
-        note = words("not_run", lang, lines=question.lines)
+        note = t("code_not_run", lang, lines=question.lines)
     return {"answered": False, "language": lang, "matches": [], "input": "code", "run": None,
             "undefined": list(question.undefined), "note": note}
 
@@ -337,17 +283,17 @@ def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang:
     if not report.get("reproduced"):
         reason = report.get("exit_reason")
         if reason == "ok":
-            note = words("ran_clean", lang, torch=torch, device=device) + " " + words("ran_clean_hint", lang)
+            note = t("code_ran_clean", lang, torch=torch, device=device) + " " + t("code_ran_clean_hint", lang)
         elif reason == "timeout":
-            note = words("timeout", lang, torch=torch, device=device)
+            note = t("code_timeout", lang, torch=torch, device=device)
         else:
             why = report.get("summary") or f"exit reason {reason}"
-            note = words("limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
+            note = t("code_limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
         return {"answered": False, "language": lang, "matches": [], **base, "note": note}
     data = dict(answer_fn(traceback_text(report), lang=lang, top=top))
     error = run["error"] or {}
     data.update(base)
-    data["note"] = words("raised", lang, torch=torch, device=device,
+    data["note"] = t("code_raised", lang, torch=torch, device=device,
                          error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
     fixes = _fix_rows(report)
     data["verification"] = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),

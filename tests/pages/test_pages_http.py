@@ -136,7 +136,7 @@ def test_dashboard(served):
     assert reply.status == 200
     assert [t for t, _ in page.tags if t == "svg"], "the charts are inline SVG"
     text = page.visible
-    assert "Most asked errors" in text and "2 times" in text
+    assert "Most-asked errors" in text and "2 times" in text  # the heading is Slack's App Home's (bot/text/ui.py)
     assert "frobnicator exploded" in text  # the unanswered question, with placeholders
     assert "fixed 3 of 3 verified runs" in text
     stats = json.loads(fetch(f"{served.url}/kb/stats.json").text)

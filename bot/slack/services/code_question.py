@@ -28,12 +28,6 @@ from bot.verify.code_question import CodeQuestion, answer_from_report, detect_co
 
 log = logging.getLogger(__name__)
 
-WORDS = {
-    "running": {"en": "Running your snippet in the sandbox…", "ko": "샌드박스에서 스니펫을 실행하는 중…",
-                "zh": "正在沙箱中运行你的代码片段…"},
-}
-
-
 def code_question_of(parsed: ParsedMessage, text: str) -> CodeQuestion | None:
     """The message as a code question: its code blocks with the words around them, or
     (no blocks) the whole text, attached .py files included."""
@@ -44,7 +38,7 @@ def code_question_of(parsed: ParsedMessage, text: str) -> CodeQuestion | None:
 
 
 def running_message(lang: str, stage: str | None = None, done: int = 0, total: int = 0) -> Message:
-    words = WORDS["running"].get(lang, WORDS["running"]["en"])
+    words = t("code_running", lang)
     if stage and stage not in ("queued", "running original") and total:
         words += f" ({escape(stage[:120])}, {done}/{total})"
     return Message(text=fallback(words), blocks=sections(f":hourglass_flowing_sand: {words}"))

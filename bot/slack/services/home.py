@@ -122,21 +122,21 @@ def admin_section(ctx: BotContext, lang: str) -> list[Block]:
     blocks: list[Block] = [DividerBlock(), HeaderBlock(text=PlainTextObject(text=t("home_admin", lang)))]
     if asked:
         top = max(n for _, n in asked)
-        blocks += sections(f"*{t('home_most_asked', lang)}*\n" + "\n".join(
+        blocks += sections(f"*{t('most_asked', lang)}*\n" + "\n".join(
             f"{bar(n, top)} {n}  {escape(titles[e])}" for e, n in asked))
     else:
-        blocks += sections(f"*{t('home_most_asked', lang)}*\n{t('home_none_yet', lang)}")
+        blocks += sections(f"*{t('most_asked', lang)}*\n{t('nothing_yet', lang)}")
     if gaps:
-        blocks += sections(f"*{t('home_unanswered', lang)}*\n" + "\n".join(
+        blocks += sections(f"*{t('unanswered', lang)}*\n" + "\n".join(
             f"• {g.count}×  `{escape(g.excerpt[:120])}`" for g in gaps))
     else:
-        blocks += sections(f"*{t('home_unanswered', lang)}*\n{t('home_none_yet', lang)}")
+        blocks += sections(f"*{t('unanswered', lang)}*\n{t('nothing_yet', lang)}")
     if runs:
         blocks += sections(f"*{t('home_fix_rates', lang)}*\n" + "\n".join(
             f"{bar(int(fixed or 0), n)} {t('home_runs', lang, k=int(fixed or 0), n=n)}  "
             f"{escape(entry)} · {escape(item)}" for entry, item, n, fixed in runs))
     else:
-        blocks += sections(f"*{t('home_fix_rates', lang)}*\n{t('home_none_yet', lang)}")
+        blocks += sections(f"*{t('home_fix_rates', lang)}*\n{t('nothing_yet', lang)}")
     blocks.append(context(t("home_window", lang)))
     return blocks
 
