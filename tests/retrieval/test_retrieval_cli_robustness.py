@@ -153,11 +153,13 @@ def test_ask_answers_without_evidence_when_the_database_never_answers(use_fixtur
     monkeypatch.setenv("TROUBLESHOOT_DB_TIMEOUT_SECONDS", "1")
     monkeypatch.setenv("TROUBLESHOOT_RECORD_ASK", "1")
     monkeypatch.setenv("TROUBLESHOOT_RATES_TTL", "0")
+    monkeypatch.setenv("TROUBLESHOOT_SERVICE_BACKOFF_SECONDS", "600")  # longer than this test, however slow
     backoff.reset()
     forget()
     try:
-        main(["ask", OOM, "--json"])  # loads the engine; not timed
+        main(["ask", OOM, "--json"])  # loads the engine, tries the store once and gives up on it
         capsys.readouterr()
+        tried = len(hole.conns)
         started = time.monotonic()
         code, out, _ = _run(capsys, "ask", OOM, "--json")
         code2, out2, _ = _run(capsys, "ask", OOM, "--json")
@@ -168,4 +170,7 @@ def test_ask_answers_without_evidence_when_the_database_never_answers(use_fixtur
         hole.sock.close()
     assert code == 0 and code2 == 0
     assert json.loads(out)["matches"][0]["id"] == "pytorch/cuda-oom"
-    assert seconds < 8  # was 267 s: the store is given up on after its timeout and backed off
+    # It once took 267 s: every use of the store waited for its timeout. Now the store is
+    # backed off: no new connection. (The time is measured by bench/cli_bounds.py.)
+    assert tried >= 1 and len(hole.conns) == tried
+    assert seconds < 60  # a hang, not a speed
