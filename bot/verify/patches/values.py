@@ -281,16 +281,34 @@ def _rebuild(s: Snippet, call: cst.Call, torch: str, new_call: str) -> str:
     return out
 
 
+def _wrap_data(edits: Edits, calls: list[cst.Call], wrap) -> None:
+    """Each factory call's data argument `d` becomes `wrap(d)` (an expression node); the
+    other arguments stay."""
+    for call in calls:
+        edits.replace_node(call, lambda u: u.with_changes(
+            args=[u.args[0].with_changes(value=wrap(u.args[0].value))] + list(u.args[1:])))
+
+
+def _numpy_of(np_name: str, function: str):
+    """wrap for _wrap_data: `d` -> `np.<function>(d)`."""
+    return lambda value: expression(f"{np_name}.{function}(_)").with_changes(args=[cst.Arg(value)])
+
+
+def _rebuild_all(s: Snippet, edits: Edits, calls: list[cst.Call], new_call) -> None:
+    """Each factory call becomes `new_call(torch, data)`, keeping its dtype and device (_rebuild)."""
+    torch = edits.torch()
+    for call in calls:
+        data = s.text(positional(call)[0].value)
+        edits.replace_node(call, expression(_rebuild(s, call, torch, new_call(torch, data))))
+
+
 @register("stack-object-array", "`torch.tensor(arr)` -> `torch.tensor(np.stack(arr))` for an object array of "
                                 "equal-length arrays")
 def stack_object_array(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     stmt, calls = _factory_calls(s, failure.line)
     edits = Edits(s)
-    np_name = _numpy_name(s, edits)
-    for call in calls:
-        edits.replace_node(call, lambda u: u.with_changes(args=[u.args[0].with_changes(
-            value=expression(f"{np_name}.stack(_)").with_changes(args=[cst.Arg(u.args[0].value)]))] + list(u.args[1:])))
+    _wrap_data(edits, calls, _numpy_of(_numpy_name(s, edits), "stack"))
     return PatchResult.changed(edits.render(), f"np.stack() of the object array on line {s.line(stmt)}")
 
 
@@ -300,12 +318,8 @@ def pad_object_array(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     stmt, calls = _factory_calls(s, failure.line)
     edits = Edits(s)
-    torch = edits.torch()
-    for call in calls:
-        data = s.text(positional(call)[0].value)
-        new = _rebuild(s, call, torch, f"{torch}.nn.utils.rnn.pad_sequence([{torch}.as_tensor(row) for row in {data}], "
-                                       "batch_first=True)")
-        edits.replace_node(call, expression(new))
+    _rebuild_all(s, edits, calls, lambda torch, data: f"{torch}.nn.utils.rnn.pad_sequence("
+                                                      f"[{torch}.as_tensor(row) for row in {data}], batch_first=True)")
     return PatchResult.changed(edits.render(), f"rows padded with pad_sequence on line {s.line(stmt)}")
 
 
@@ -316,9 +330,7 @@ def astype_float32_object_array(code: str, failure: Failure) -> PatchResult:
     stmt, calls = _factory_calls(s, failure.line)
     edits = Edits(s)
     np_name = _numpy_name(s, edits)
-    for call in calls:
-        edits.replace_node(call, lambda u: u.with_changes(args=[u.args[0].with_changes(
-            value=call_method(u.args[0].value, "astype", f"{np_name}.float32"))] + list(u.args[1:])))
+    _wrap_data(edits, calls, lambda value: call_method(value, "astype", f"{np_name}.float32"))
     return PatchResult.changed(edits.render(), f".astype(float32) on the object array on line {s.line(stmt)}")
 
 
@@ -329,10 +341,7 @@ def _list_factory(code: str, failure: Failure, function: str, what: str) -> Patc
     if not calls:
         raise NotApplicable(f"line {failure.line} converts a NumPy array, not a list of tensors")
     edits = Edits(s)
-    torch = edits.torch()
-    for call in calls:
-        data = s.text(positional(call)[0].value)
-        edits.replace_node(call, expression(_rebuild(s, call, torch, f"{torch}.{function}({data})")))
+    _rebuild_all(s, edits, calls, lambda torch, data: f"{torch}.{function}({data})")
     return PatchResult.changed(edits.render(), f"{what} on line {s.line(stmt)}")
 
 
@@ -368,10 +377,7 @@ def numpy_array_of_tensors(code: str, failure: Failure) -> PatchResult:
     if not calls:
         raise NotApplicable(f"line {failure.line} converts a NumPy array already")
     edits = Edits(s)
-    np_name = _numpy_name(s, edits)
-    for call in calls:
-        edits.replace_node(call, lambda u: u.with_changes(args=[u.args[0].with_changes(
-            value=expression(f"{np_name}.array(_)").with_changes(args=[cst.Arg(u.args[0].value)]))] + list(u.args[1:])))
+    _wrap_data(edits, calls, _numpy_of(_numpy_name(s, edits), "array"))
     return PatchResult.changed(edits.render(), f"np.array() of the list on line {s.line(stmt)}")
 
 
