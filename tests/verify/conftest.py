@@ -4,6 +4,13 @@
 (bot.sandbox.run_snippet) when it is available here, otherwise through
 `plain_run`, a small test-only stand-in that runs the venv's python in a
 subprocess and reports the same fields (it has no isolation: tests only).
+
+The patch tests (test_patch_*.py) share these helpers:
+- `try_patch(code, name, fails_with=...)`: run a repro, apply a patch to its real error,
+  run the result; the PatchOutcome's `ok()` / `fails(text)` say what the patched run did;
+- `apply_patch(name, code, line, message=...)`: a patch applied for an error on `line`,
+  without running anything (what it changes, or why it does not apply);
+- `entry_repro(entry_id)`: an entry's repro snippet from the project's knowledge.
 """
 
 from __future__ import annotations
@@ -21,8 +28,11 @@ import pytest
 from probes import sandbox_probe
 
 from bot.sandbox import run_snippet
+from bot.verify.patches import registry
+from bot.verify.patches.base import Failure, PatchResult
 
 DATA = Path(__file__).resolve().parent / "data"
+REPO = Path(__file__).resolve().parents[2]
 
 _HARNESS = r'''
 import json, runpy, sys, traceback
@@ -128,6 +138,32 @@ class PatchOutcome:
         error = getattr(self.patched, "error", None) or {}
         return error.get("message", "")
 
+    def ok(self) -> None:
+        """The patched snippet ran without an error."""
+        assert self.patched.exit_reason == "ok", (self.patch.code, self.patched.error)
+
+    def fails(self, text: str) -> None:
+        """The patched snippet still failed, with an error that says `text`."""
+        assert self.patched.exit_reason == "error" and text in self.message, (self.patch.code, self.patched.error)
+
+
+def apply_patch(name: str, code: str, line: int | None, message: str = "", type_: str = "RuntimeError") -> PatchResult:
+    """Patch `name` applied to `code` for an error on `line` (nothing runs)."""
+    return registry.get(name).apply(code, Failure(type=type_, message=message, line=line))
+
+
+def project_entry(entry_id: str):
+    """A project entry ("pytorch/<name>" or "<name>"), from the knowledge as it is loaded once per process."""
+    from bot.kb.loader import cached_knowledge
+
+    kb, _ = cached_knowledge(REPO / "knowledge")
+    return kb.entries[entry_id if "/" in entry_id else f"pytorch/{entry_id}"]
+
+
+def entry_repro(entry_id: str) -> str:
+    """The repro snippet of a project entry, as kb verify runs it."""
+    return project_entry(entry_id).repro.code
+
 
 @pytest.fixture(scope="session")
 def original_run(runner):
@@ -145,9 +181,6 @@ def original_run(runner):
 @pytest.fixture(scope="session")
 def try_patch(runner, original_run):
     """Run a repro, check it fails with `fails_with`, apply patch `name`, run the result."""
-    from bot.verify.patches import registry
-    from bot.verify.patches.base import Failure
-
     failures: dict[str, Failure] = {}  # one per repro, so diagnostic runs are shared
 
     def attempt(code: str, name: str, *, fails_with: str, run_patched: bool = True) -> PatchOutcome:

@@ -14,6 +14,8 @@ from textwrap import dedent
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure
 
+from .conftest import apply_patch, entry_repro
+
 NO_KERNEL = "No available kernel"
 FORK = "Cannot re-initialize CUDA in forked subprocess"
 
@@ -53,7 +55,7 @@ def test_sdpa_allow_math_fallback(try_patch):
     out = try_patch(FLASH_REPRO, "sdpa-allow-math-fallback", fails_with=NO_KERNEL)
     assert "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):" in out.patch.code
     assert out.patch.code.replace("[SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]", "SDPBackend.FLASH_ATTENTION") == FLASH_REPRO
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
     assert "torch.Size([2, 4, 16, 64])" in out.patched.output
 
 
@@ -61,26 +63,26 @@ def test_sdpa_allow_math_fallback_through_a_module_call(try_patch):
     out = try_patch(FLASH_MODULE_REPRO, "sdpa-allow-math-fallback", fails_with=NO_KERNEL)
     assert ("with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.FLASH_ATTENTION, "
             "torch.nn.attention.SDPBackend.MATH]):") in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_remove_sdpa_kernel_restriction(try_patch):
     out = try_patch(FLASH_REPRO, "remove-sdpa-kernel-restriction", fails_with=NO_KERNEL)
     assert "with sdpa_kernel(" not in out.patch.code
     assert "\nout = F.scaled_dot_product_attention(query, key, value)\n" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_remove_sdpa_kernel_restriction_through_a_module_call(try_patch):
     out = try_patch(FLASH_MODULE_REPRO, "remove-sdpa-kernel-restriction", fails_with=NO_KERNEL)
     assert "\nmixed = SelfAttention()(tokens)\n" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_force_enable_flash_sdp_still_fails(try_patch):
     out = try_patch(FLASH_REPRO, "force-enable-flash-sdp", fails_with=NO_KERNEL)
     assert "torch.backends.cuda.enable_flash_sdp(True)\nwith sdpa_kernel(SDPBackend.FLASH_ATTENTION):" in out.patch.code
-    assert out.patched.exit_reason == "error" and NO_KERNEL in out.message
+    out.fails(NO_KERNEL)
 
 
 def test_sdpa_patches_do_not_apply_without_a_restriction():
@@ -93,7 +95,7 @@ def test_sdpa_patches_do_not_apply_without_a_restriction():
 
 def test_sdpa_allow_math_fallback_when_math_is_already_there():
     code = FLASH_REPRO.replace("sdpa_kernel(SDPBackend.FLASH_ATTENTION)", "sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])")
-    result = registry.get("sdpa-allow-math-fallback").apply(code, Failure(type="RuntimeError", message=NO_KERNEL, line=9))
+    result = apply_patch("sdpa-allow-math-fallback", code, line=9, message=NO_KERNEL)
     assert not result.applicable and "already" in result.reason
 
 
@@ -104,7 +106,7 @@ def test_sdpa_allow_math_fallback_on_the_older_sdp_kernel():
         with torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False):
             out = torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(8, 8, device="cuda", dtype=torch.bool))
     """)
-    result = registry.get("sdpa-allow-math-fallback").apply(code, Failure(type="RuntimeError", message=NO_KERNEL, line=4))
+    result = apply_patch("sdpa-allow-math-fallback", code, line=4, message=NO_KERNEL)
     assert result.applicable, result.reason
     assert "sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=False)" in result.code
 
@@ -189,7 +191,7 @@ def test_multiprocessing_spawn_under_the_main_guard(try_patch):
 
 def test_multiprocessing_spawn_needs_a_main_guard():
     code = "import multiprocessing as mp\nimport torch\npool = mp.Pool(2)\nprint(pool.map(abs, [1]))\n"
-    result = registry.get("multiprocessing-spawn").apply(code, Failure(type="RuntimeError", message=FORK, line=4))
+    result = apply_patch("multiprocessing-spawn", code, line=4, message=FORK)
     assert not result.applicable and "__main__" in result.reason
 
 
@@ -210,7 +212,7 @@ def test_dataloader_main_process(try_patch):
 def test_dataloader_patches_need_workers():
     code = "from torch.utils.data import DataLoader\nfor b in DataLoader([1, 2], num_workers=0):\n    print(b)\n"
     for name in ("dataloader-spawn-workers", "dataloader-main-process"):
-        result = registry.get(name).apply(code, Failure(type="RuntimeError", message=FORK, line=2))
+        result = apply_patch(name, code, line=2, message=FORK)
         assert not result.applicable and "num_workers" in result.reason
 
 
@@ -223,8 +225,8 @@ def test_first_visible_gpu_rewrites_only_the_failing_line():
         torch.cuda.set_device(3)
         x = torch.ones(2, device="cuda:3") + torch.zeros(2).cuda(2) + torch.ones(1, device=torch.device("cuda", 1))
     """)
-    result = registry.get("first-visible-gpu").apply(code, Failure(type="torch.AcceleratorError",
-                                                                     message="CUDA error: invalid device ordinal", line=4))
+    result = apply_patch("first-visible-gpu", code, line=4, message="CUDA error: invalid device ordinal",
+                         type_="torch.AcceleratorError")
     assert result.applicable, result.reason
     assert ('x = torch.ones(2, device="cuda:0") + torch.zeros(2).cuda(0) + torch.ones(1, device=torch.device("cuda", 0))'
             in result.code)
@@ -234,21 +236,21 @@ def test_first_visible_gpu_rewrites_only_the_failing_line():
 
 def test_first_visible_gpu_set_device():
     code = "import torch\ntorch.cuda.set_device(1)\n"
-    result = registry.get("first-visible-gpu").apply(code, Failure(type="RuntimeError", message="invalid device ordinal", line=2))
+    result = apply_patch("first-visible-gpu", code, line=2, message="invalid device ordinal")
     assert result.code == "import torch\ntorch.cuda.set_device(0)\n"
 
 
 def test_first_visible_gpu_not_applicable_for_a_variable_index():
     code = "import os, torch\nlocal_rank = int(os.environ['LOCAL_RANK'])\ntorch.cuda.set_device(local_rank)\n"
-    result = registry.get("first-visible-gpu").apply(code, Failure(type="RuntimeError", message="invalid device ordinal", line=3))
+    result = apply_patch("first-visible-gpu", code, line=3, message="invalid device ordinal")
     assert not result.applicable and "literal GPU index" in result.reason
 
 
 def test_load_map_location_cpu():
     code = "import torch\nstate = torch.load('ckpt.pt')\nmodel = torch.nn.Linear(2, 2)\n"
-    result = registry.get("load-map-location-cpu").apply(code, Failure(type="RuntimeError", message="Attempting to deserialize", line=2))
+    result = apply_patch("load-map-location-cpu", code, line=2, message="Attempting to deserialize")
     assert result.code == "import torch\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\nmodel = torch.nn.Linear(2, 2)\n"
-    other = registry.get("load-map-location-cpu").apply(code, Failure(type="RuntimeError", message="x", line=3))
+    other = apply_patch("load-map-location-cpu", code, line=3, message="x")
     assert not other.applicable and "torch.load" in other.reason
 
 
@@ -264,7 +266,7 @@ def test_load_map_location_cpu_runs_on_a_saved_checkpoint(runner, tmp_path):
         state = torch.load(buffer)
         print(state["w"].device)
     """)
-    result = registry.get("load-map-location-cpu").apply(code, Failure(type="RuntimeError", message="x", line=6))
+    result = apply_patch("load-map-location-cpu", code, line=6, message="x")
     assert 'torch.load(buffer, map_location="cpu")' in result.code
     run = runner(result.code)
     assert run.exit_reason == "ok", run.error
@@ -273,28 +275,20 @@ def test_load_map_location_cpu_runs_on_a_saved_checkpoint(runner, tmp_path):
 
 # The entries' own GPU repros: what the patches do to them (the run needs a GPU worker) ----------
 
-def _repro(name: str) -> str:
-    import yaml
-
-    from bot.settings import knowledge_dir
-
-    return yaml.safe_load((knowledge_dir() / "entries" / "pytorch" / f"{name}.yml").read_text())["repro"]["code"]
-
-
 def test_multiprocessing_spawn_on_the_fork_entry_repro():
-    code = _repro("cuda-fork-reinit")
+    code = entry_repro("cuda-fork-reinit")
     line = next(i for i, text in enumerate(code.splitlines(), 1) if "pool.map" in text)
-    result = registry.get("multiprocessing-spawn").apply(code, Failure(type="RuntimeError", message=FORK, line=line))
+    result = apply_patch("multiprocessing-spawn", code, line=line, message=FORK)
     assert result.applicable, result.reason
     assert 'mp.get_context("spawn").Pool(2)' in result.code and '"fork"' not in result.code
     compile(result.code, "patched.py", "exec")
 
 
 def test_first_visible_gpu_on_the_ordinal_entry_repro():
-    code = _repro("invalid-device-ordinal")
+    code = entry_repro("invalid-device-ordinal")
     line = next(i for i, text in enumerate(code.splitlines(), 1) if "set_device" in text)
-    result = registry.get("first-visible-gpu").apply(code, Failure(type="torch.AcceleratorError",
-                                                                     message="CUDA error: invalid device ordinal", line=line))
+    result = apply_patch("first-visible-gpu", code, line=line, message="CUDA error: invalid device ordinal",
+                         type_="torch.AcceleratorError")
     assert result.applicable, result.reason
     assert "torch.cuda.set_device(0)" in result.code
     assert result.code.replace("set_device(0)", "set_device(64)") == code

@@ -3,20 +3,9 @@ CPU repro (torch 2.13): fixes must run clean, dead ends must still fail."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
-from bot.verify.patches import registry
-from bot.verify.patches.base import Failure
-
-ENTRIES = Path(__file__).resolve().parents[2] / "knowledge" / "entries" / "pytorch"
-
-
-def repro(name: str) -> str:
-    return yaml.safe_load((ENTRIES / f"{name}.yml").read_text())["repro"]["code"]
-
+from .conftest import apply_patch, entry_repro
 
 CASES = [
     # (entry, patch, message in the original error, expected: "ok" or the message it still fails with)
@@ -47,21 +36,17 @@ CASES = [
 
 @pytest.mark.parametrize("entry,patch,fails_with,expected", CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
 def test_patch_on_the_entry_repro(try_patch, entry, patch, fails_with, expected):
-    out = try_patch(repro(entry), patch, fails_with=fails_with)
+    out = try_patch(entry_repro(entry), patch, fails_with=fails_with)
     if expected == "ok":
-        assert out.patched.exit_reason == "ok", out.patched.error
+        out.ok()
     else:
-        assert out.patched.exit_reason == "error" and expected in out.message, out.patched.error
-
-
-def apply(name: str, code: str, line: int):
-    return registry.get(name).apply(code, Failure(type="E", message="", line=line))
+        out.fails(expected)
 
 
 def test_patches_leave_other_lines_byte_for_byte():
-    code = repro("random-split-lengths")
+    code = entry_repro("random-split-lengths")
     line = next(i for i, text in enumerate(code.splitlines(), 1) if "random_split(" in text and "import" not in text)
-    result = apply("random-split-remainder", code, line)
+    result = apply_patch("random-split-remainder", code, line)
     assert "random_split(dataset, [80, len(dataset) - (80)])" in result.code
     assert result.code.replace("[80, len(dataset) - (80)]", "[80, 20]") == code
 
@@ -70,7 +55,7 @@ def test_inline_dataloader_in_the_for_header():
     code = ("import torch\nfrom torch.utils.data import DataLoader, RandomSampler, TensorDataset\n"
             "ds = TensorDataset(torch.arange(4.0))\n"
             "for b in DataLoader(ds, sampler=RandomSampler(ds), shuffle=True, batch_size=2):\n    print(b)\n")
-    result = apply("drop-shuffle-with-sampler", code, 4)
+    result = apply_patch("drop-shuffle-with-sampler", code, 4)
     assert "for b in DataLoader(ds, sampler=RandomSampler(ds), batch_size=2):" in result.code
 
 
@@ -78,21 +63,21 @@ def test_lambda_collate_becomes_a_module_level_function():
     code = ("import torch\nfrom torch.utils.data import DataLoader\n"
             "loader = DataLoader([1, 2], num_workers=1, collate_fn=lambda batch: torch.tensor(batch))\n"
             "for b in loader:\n    pass\n")
-    result = apply("worker-fn-to-module-level", code, 4)
+    result = apply_patch("worker-fn-to-module-level", code, 4)
     assert "def _collate_fn(batch):\n    return torch.tensor(batch)\nloader = DataLoader([1, 2], num_workers=1, " \
            "collate_fn=_collate_fn)" in result.code
 
 
 def test_not_applicable_cases_say_why():
     plain = "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nfor b in loader:\n    pass\n"
-    assert "already loads in the main process" in apply("num-workers-zero", plain, 4).reason
-    assert "does not pass both shuffle" in apply("drop-shuffle-with-sampler", plain, 4).reason
-    assert "neither a lambda nor a function" in apply("worker-fn-to-module-level", plain, 4).reason
-    assert "calls no random_split" in apply("random-split-remainder", plain, 4).reason
-    assert "no convert_sync_batchnorm" in apply("syncbn-convert-only-on-gpu", plain, 4).reason
-    assert "no DistributedDataParallel" in apply("ddp-static-graph", plain, 4).reason
-    assert "already calls init_process_group" in apply("init-process-group-guard", repro("syncbn-cpu"), 10).reason
+    assert "already loads in the main process" in apply_patch("num-workers-zero", plain, 4).reason
+    assert "does not pass both shuffle" in apply_patch("drop-shuffle-with-sampler", plain, 4).reason
+    assert "neither a lambda nor a function" in apply_patch("worker-fn-to-module-level", plain, 4).reason
+    assert "calls no random_split" in apply_patch("random-split-remainder", plain, 4).reason
+    assert "no convert_sync_batchnorm" in apply_patch("syncbn-convert-only-on-gpu", plain, 4).reason
+    assert "no DistributedDataParallel" in apply_patch("ddp-static-graph", plain, 4).reason
+    assert "already calls init_process_group" in apply_patch("init-process-group-guard", entry_repro("syncbn-cpu"), 10).reason
     closure = ("import torch\nfrom torch.utils.data import DataLoader\n\ndef make(pad):\n"
                "    def collate(batch):\n        return batch + [pad]\n"
                "    return DataLoader([1], num_workers=1, collate_fn=collate)\n\nfor b in make(0):\n    pass\n")
-    assert "reads pad of the enclosing function" in apply("worker-fn-to-module-level", closure, 9).reason
+    assert "reads pad of the enclosing function" in apply_patch("worker-fn-to-module-level", closure, 9).reason

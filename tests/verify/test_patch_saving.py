@@ -10,6 +10,8 @@ from textwrap import dedent
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure
 
+from .conftest import apply_patch
+
 CORRUPT = "failed finding central directory"
 TS_ARCHIVE = "with TorchScript archives"
 CONSTANTS = "constants.pkl"
@@ -175,27 +177,23 @@ JIT_REPRO = dedent("""\
 """)
 
 
-def apply(name: str, code: str, line: int, message: str = "", type_: str = "RuntimeError"):
-    return registry.get(name).apply(code, Failure(type=type_, message=message, line=line))
-
-
 # checkpoint-corrupt ---------------------------------------------------------------------------
 
 def test_weights_only_false_on_a_truncated_file_still_fails(try_patch):
     out = try_patch(CORRUPT_REPRO, "weights-only-false", fails_with=CORRUPT)
     assert 'checkpoint = torch.load("last.pt", weights_only=False)' in out.patch.code
-    assert out.patched.exit_reason == "error" and CORRUPT in out.message
+    out.fails(CORRUPT)
 
 
 def test_map_location_on_a_truncated_file_still_fails(try_patch):
     out = try_patch(CORRUPT_REPRO, "torch-load-map-location-cpu", fails_with=CORRUPT)
     assert 'checkpoint = torch.load("last.pt", map_location="cpu")' in out.patch.code
-    assert out.patched.exit_reason == "error" and CORRUPT in out.message
+    out.fails(CORRUPT)
 
 
 def test_map_location_does_not_apply_when_it_is_already_there():
     code = 'import torch\nckpt = torch.load("a.pt", map_location="cpu")\n'
-    result = apply("torch-load-map-location-cpu", code, 2, CORRUPT)
+    result = apply_patch("torch-load-map-location-cpu", code, 2, CORRUPT)
     assert not result.applicable and "without map_location" in result.reason
 
 
@@ -205,29 +203,29 @@ def test_jit_load_for_a_torchscript_archive(try_patch):
     out = try_patch(TS_REPRO, "jit-load-for-torchscript", fails_with=TS_ARCHIVE)
     assert 'model = torch.jit.load("model_ts.pt")' in out.patch.code
     assert 'torch.jit.script(torch.nn.Linear(4, 2)).save("model_ts.pt")' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_jit_load_drops_weights_only_and_keeps_map_location():
     code = 'import torch as th\nm = th.load("m.pt", weights_only=True, map_location="cpu")\n'
-    result = apply("jit-load-for-torchscript", code, 2, TS_ARCHIVE)
+    result = apply_patch("jit-load-for-torchscript", code, 2, TS_ARCHIVE)
     assert result.code == 'import torch as th\nm = th.jit.load("m.pt", map_location="cpu")\n'
 
 
 def test_torch_load_for_a_state_dict_file_inline(try_patch):
     out = try_patch(STATE_DICT_JIT_REPRO, "torch-load-for-state-dict-file", fails_with=CONSTANTS)
     assert 'model.load_state_dict(torch.load("weights.pt"))' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_torch_load_for_state_dict_file_does_not_apply_to_torch_load():
-    result = apply("torch-load-for-state-dict-file", TS_REPRO, 5, TS_ARCHIVE)
+    result = apply_patch("torch-load-for-state-dict-file", TS_REPRO, 5, TS_ARCHIVE)
     assert not result.applicable and "no torch.jit.load() call" in result.reason
 
 
 def test_map_location_on_a_torchscript_archive_still_fails(try_patch):
     out = try_patch(TS_REPRO, "torch-load-map-location-cpu", fails_with=TS_ARCHIVE)
-    assert out.patched.exit_reason == "error" and TS_ARCHIVE in out.message
+    out.fails(TS_ARCHIVE)
 
 
 # pickled-model-module-missing ---------------------------------------------------------------
@@ -235,7 +233,7 @@ def test_map_location_on_a_torchscript_archive_still_fails(try_patch):
 def test_module_alias_lets_the_pickle_find_the_class(try_patch):
     out = try_patch(PICKLED_REPRO, "pickle-module-alias", fails_with="No module named 'models'")
     assert "sys.modules.setdefault('models', sys.modules[__name__])\nmodel = torch.load(" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
     assert "Linear(in_features=4" in out.patched.output
 
 
@@ -246,20 +244,20 @@ def test_module_alias_for_a_missing_attribute_of_main():
         model = torch.load("model.pth", weights_only=False)
     """)
     message = "Can't get attribute 'Net' on <module '__main__' from '/x/predict.py'>"
-    result = apply("pickle-module-alias", code, 3, message, "AttributeError")
+    result = apply_patch("pickle-module-alias", code, 3, message, "AttributeError")
     assert "setattr(sys.modules['__main__'], 'Net', Net)\nmodel = torch.load(" in result.code
 
 
 def test_module_alias_needs_a_class_in_the_snippet():
     code = 'import torch\nmodel = torch.load("best.pt", weights_only=False)\n'
-    result = apply("pickle-module-alias", code, 2, "No module named 'models.yolo'", "ModuleNotFoundError")
+    result = apply_patch("pickle-module-alias", code, 2, "No module named 'models.yolo'", "ModuleNotFoundError")
     assert not result.applicable and "no class" in result.reason
 
 
 def test_weights_only_true_on_a_whole_model_leads_to_the_weights_only_error(try_patch):
     out = try_patch(PICKLED_REPRO, "weights-only-true", fails_with="No module named 'models'")
     assert "model = torch.load(buffer, weights_only=True)" in out.patch.code
-    assert out.patched.exit_reason == "error" and WEIGHTS_ONLY in out.message
+    out.fails(WEIGHTS_ONLY)
     assert "GLOBAL models.Net" in out.message
 
 
@@ -268,30 +266,30 @@ def test_weights_only_true_on_a_whole_model_leads_to_the_weights_only_error(try_
 def test_backend_eager_needs_no_compiler(try_patch):
     out = try_patch(BACKEND_REPRO, "compile-backend-eager", fails_with=NO_COMPILER)
     assert '@torch.compile(backend="eager")\ndef scaled_sine(x):' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_backend_aot_eager_inline(try_patch):
     out = try_patch(BACKEND_INLINE_REPRO, "compile-backend-aot-eager", fails_with=NO_COMPILER)
     assert 'print(torch.compile(torch.nn.Linear(4, 2), backend="aot_eager")(torch.ones(1, 4)))' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_suppress_errors_falls_back_to_eager(try_patch):
     out = try_patch(BACKEND_REPRO, "dynamo-suppress-errors", fails_with=NO_COMPILER)
     assert "import torch\ntorch._dynamo.config.suppress_errors = True\n" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_another_compile_mode_still_needs_the_compiler(try_patch):
     out = try_patch(BACKEND_REPRO, "compile-mode-reduce-overhead", fails_with=NO_COMPILER)
     assert '@torch.compile(mode="reduce-overhead")' in out.patch.code
-    assert out.patched.exit_reason == "error" and NO_COMPILER in out.message
+    out.fails(NO_COMPILER)
 
 
 def test_compile_patches_need_a_torch_compile():
     code = "import torch\nmodel = torch.nn.Linear(2, 2)\nprint(model(torch.ones(1, 2)))\n"
-    result = apply("compile-backend-eager", code, 3, NO_COMPILER)
+    result = apply_patch("compile-backend-eager", code, 3, NO_COMPILER)
     assert not result.applicable and "no torch.compile" in result.reason
 
 
@@ -300,28 +298,28 @@ def test_compile_patches_need_a_torch_compile():
 def test_fullgraph_false_lets_dynamo_break_the_graph(try_patch):
     out = try_patch(UNSUPPORTED_REPRO, "compile-fullgraph-false", fails_with=GRAPH_BREAK)
     assert 'compiled = torch.compile(clamp_positive, fullgraph=False, backend="aot_eager")' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_fullgraph_false_on_a_decorator(try_patch):
     out = try_patch(UNSUPPORTED_DECORATED_REPRO, "compile-fullgraph-false", fails_with=GRAPH_BREAK)
     assert '@torch.compile(fullgraph=False, backend="aot_eager")' in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_backend_eager_does_not_help_a_graph_break(try_patch):
     out = try_patch(UNSUPPORTED_REPRO, "compile-backend-eager", fails_with=GRAPH_BREAK)
     assert 'torch.compile(clamp_positive, fullgraph=True, backend="eager")' in out.patch.code
-    assert out.patched.exit_reason == "error" and GRAPH_BREAK in out.message
+    out.fails(GRAPH_BREAK)
 
 
 def test_suppress_errors_does_not_override_fullgraph(try_patch):
     out = try_patch(UNSUPPORTED_REPRO, "dynamo-suppress-errors", fails_with=GRAPH_BREAK)
-    assert out.patched.exit_reason == "error" and GRAPH_BREAK in out.message
+    out.fails(GRAPH_BREAK)
 
 
 def test_fullgraph_false_does_not_apply_without_fullgraph_true():
-    result = apply("compile-fullgraph-false", BACKEND_REPRO, 13, NO_COMPILER)
+    result = apply_patch("compile-fullgraph-false", BACKEND_REPRO, 13, NO_COMPILER)
     assert not result.applicable and "fullgraph=True" in result.reason
 
 
@@ -335,26 +333,27 @@ def test_newer_opset_gets_past_the_operator(try_patch):
     if out.patched.exit_reason == "error":
         assert "Module onnx is not installed" in out.message, out.patched.error
     else:
-        assert out.patched.exit_reason == "ok" and "exported" in out.patched.output
+        out.ok()
+        assert "exported" in out.patched.output
 
 
 def test_newer_opset_takes_the_version_from_the_message():
     message = ONNX_OP + ". Support for this operator was added in version 18, try exporting with this version"
     code = "import torch\ntorch.onnx.export(m, (x,), 'm.onnx', opset_version=11)\n"
-    result = apply("onnx-newer-opset", code, 2, message, "torch.onnx.errors.UnsupportedOperatorError")
+    result = apply_patch("onnx-newer-opset", code, 2, message, "torch.onnx.errors.UnsupportedOperatorError")
     assert "opset_version=18)" in result.code
 
 
 def test_newer_opset_does_not_apply_when_already_new_enough():
     code = "import torch\ntorch.onnx.export(m, (x,), 'm.onnx', opset_version=20)\n"
-    result = apply("onnx-newer-opset", code, 2, "Exporting the operator 'aten::linalg_eigh' to ONNX opset version 20 is not supported")
+    result = apply_patch("onnx-newer-opset", code, 2, "Exporting the operator 'aten::linalg_eigh' to ONNX opset version 20 is not supported")
     assert not result.applicable and "already asks for opset 20" in result.reason
 
 
 def test_no_constant_folding_still_fails(try_patch):
     out = try_patch(ONNX_REPRO, "onnx-no-constant-folding", fails_with=ONNX_OP)
     assert "dynamo=False, do_constant_folding=False)" in out.patch.code
-    assert out.patched.exit_reason == "error" and ONNX_OP in out.message
+    out.fails(ONNX_OP)
 
 
 # torchscript-unsupported --------------------------------------------------------------------
@@ -362,20 +361,20 @@ def test_no_constant_folding_still_fails(try_patch):
 def test_jit_ignore_on_the_method_the_message_names(try_patch):
     out = try_patch(JIT_REPRO, "jit-ignore-unsupported-method", fails_with=JIT_TRY)
     assert "    @torch.jit.ignore\n    def safe_log(self, x):" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
     assert "torch.Size([2, 3])" in out.patched.output
 
 
 def test_jit_trace_with_the_later_call_input(try_patch):
     out = try_patch(JIT_REPRO, "jit-trace-instead-of-script", fails_with=JIT_TRY)
     assert "scripted = torch.jit.trace(Classifier(), (torch.randn(2, 8),))" in out.patch.code
-    assert out.patched.exit_reason == "ok", out.patched.error
+    out.ok()
 
 
 def test_jit_export_on_the_method_still_fails(try_patch):
     out = try_patch(JIT_REPRO, "jit-export-unsupported-method", fails_with=JIT_TRY)
     assert "    @torch.jit.export\n    def safe_log(self, x):" in out.patch.code
-    assert out.patched.exit_reason == "error" and JIT_TRY in out.message
+    out.fails(JIT_TRY)
 
 
 def test_jit_ignore_does_not_apply_to_forward():

@@ -147,15 +147,6 @@ BROADCAST_SEQUENCES = dedent("""\
 """)
 
 
-def ok(out):
-    assert out.patched.exit_reason == "ok", (out.patch.code, out.patched.error)
-
-
-def fails_with(out, text):
-    assert out.patched.exit_reason == "error", out.patch.code
-    assert text in out.message, out.message
-
-
 def not_applicable(runner, code, name, message_part):
     original = runner(code)
     assert original.exit_reason == "error", original.output
@@ -169,35 +160,35 @@ def not_applicable(runner, code, name, message_part):
 def test_repeat_gray_channel(try_patch):
     out = try_patch(CHANNELS_REPRO, "repeat-gray-channel", fails_with=CHANNELS)
     assert "features = conv(gray_batch.repeat_interleave(3, dim=-3))" in out.patch.code
-    ok(out)
+    out.ok()
     assert "[2, 16, 32, 32]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_repeat_gray_channel_inline_conv(try_patch):
     out = try_patch(CHANNELS_INLINE, "repeat-gray-channel", fails_with=CHANNELS)
     assert "nn.Conv2d(3, 16, 3)(gray_batch.repeat_interleave(3, dim=-3))" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_conv_in_channels_from_input(try_patch):
     out = try_patch(CHANNELS_REPRO, "conv-in-channels-from-input", fails_with=CHANNELS)
     assert "conv = nn.Conv2d(1, 16, kernel_size=3, padding=1)" in out.patch.code
     assert "features = conv(gray_batch)" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_conv_in_channels_inline_and_in_a_sequential(try_patch):
     out = try_patch(CHANNELS_INLINE, "conv-in-channels-from-input", fails_with=CHANNELS)
     assert "nn.Conv2d(1, 16, 3)(gray_batch)" in out.patch.code
-    ok(out)
+    out.ok()
     out = try_patch(CHANNELS_SEQUENTIAL, "conv-in-channels-from-input", fails_with=CHANNELS)
     assert "nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.Conv2d(8, 8, 3))" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_view_input_as_expected_channels_leads_to_reshape_error(try_patch):
     out = try_patch(CHANNELS_REPRO, "view-input-as-expected-channels", fails_with=CHANNELS)
-    fails_with(out, RESHAPE)
+    out.fails(RESHAPE)
 
 
 def test_repeat_gray_channel_not_applicable_to_many_channels(runner):
@@ -211,20 +202,20 @@ def test_repeat_gray_channel_not_applicable_to_many_channels(runner):
 def test_match_conv_input_rank_adds_batch_and_channel(try_patch):
     out = try_patch(RANK_REPRO, "match-conv-input-rank", fails_with=RANK)
     assert "features = conv(image.unsqueeze(0).unsqueeze(0))" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_match_conv_input_rank_folds_extra_dimension_inline(try_patch):
     out = try_patch(RANK_EXTRA, "match-conv-input-rank", fails_with=RANK)
     assert "nn.Conv2d(3, 8, 3)(clips.flatten(0, 1))" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_unsqueeze_channel_last_leads_to_channel_error(try_patch, kb):
     from bot.verify.classify import classify_error
 
     out = try_patch(RANK_REPRO, "unsqueeze-channel-last", fails_with=RANK)
-    fails_with(out, "but got 28 channels instead")
+    out.fails("but got 28 channels instead")
     assert classify_error("RuntimeError", out.message, kb=kb)[0] == "pytorch/conv-input-channels"
 
 
@@ -238,21 +229,21 @@ def test_pad_collate_on_the_dataloader(try_patch):
     out = try_patch(STACK_REPRO, "pad-to-largest-before-stack", fails_with=STACK)
     assert "loader = DataLoader(Photos(), batch_size=2, collate_fn=_pad_collate)" in out.patch.code
     assert "images, labels = next(iter(loader))" in out.patch.code
-    ok(out)
+    out.ok()
     assert "[2, 3, 32, 36]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_pad_before_torch_stack_of_sequences(try_patch):
     out = try_patch(STACK_SEQUENCES, "pad-to-largest-before-stack", fails_with=STACK)
     assert "batch = torch.stack(_pad_to_largest(tokens))" in out.patch.code
-    ok(out)
+    out.ok()
     assert "[3, 5]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_drop_last_still_fails(try_patch):
     out = try_patch(STACK_REPRO, "drop-last-for-unequal-sizes", fails_with=STACK)
     assert "DataLoader(Photos(), batch_size=2, drop_last=True)" in out.patch.code
-    fails_with(out, STACK)
+    out.fails(STACK)
 
 
 def test_drop_last_not_applicable_without_a_dataloader(runner):
@@ -265,20 +256,20 @@ def test_drop_last_not_applicable_without_a_dataloader(runner):
 def test_crop_to_smallest_before_cat(try_patch):
     out = try_patch(CAT_REPRO, "crop-to-smallest-before-cat", fails_with=CAT)
     assert "merged = torch.cat(_crop_to_smallest([decoded, skip], skip_dim=1), dim=1)" in out.patch.code
-    ok(out)
+    out.ok()
     assert "[1, 16, 14, 14]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_pad_to_largest_before_cat(try_patch):
     out = try_patch(CAT_REPRO, "pad-to-largest-before-cat", fails_with=CAT)
-    ok(out)
+    out.ok()
     assert "[1, 16, 15, 15]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_stack_instead_of_cat_leads_to_stack_error(try_patch):
     out = try_patch(CAT_REPRO, "stack-instead-of-cat", fails_with=CAT)
     assert "torch.stack([decoded, skip], dim=1)" in out.patch.code
-    fails_with(out, STACK)
+    out.fails(STACK)
 
 
 def test_cat_patches_not_applicable_without_cat(runner):
@@ -290,14 +281,14 @@ def test_cat_patches_not_applicable_without_cat(runner):
 def test_flatten_keeping_batch(try_patch):
     out = try_patch(RESHAPE_REPRO, "flatten-keeping-batch", fails_with=RESHAPE)
     assert "flat = features.flatten(1)" in out.patch.code
-    ok(out)
+    out.ok()
     assert "[4, 400]" in out.patched.output.replace("torch.Size(", "")
 
 
 def test_minus_one_for_batch_still_fails(try_patch):
     out = try_patch(RESHAPE_REPRO, "minus-one-for-batch", fails_with=RESHAPE)
     assert "flat = features.view(-1, 16 * 4 * 4)" in out.patch.code
-    fails_with(out, "shape '[-1, 256]' is invalid for input of size 1600")
+    out.fails("shape '[-1, 256]' is invalid for input of size 1600")
 
 
 def test_flatten_keeping_batch_not_applicable_to_three_sizes(runner):
@@ -310,12 +301,12 @@ def test_flatten_keeping_batch_not_applicable_to_three_sizes(runner):
 def test_unsqueeze_before_expand(try_patch):
     out = try_patch(EXPAND_REPRO, "unsqueeze-before-expand", fails_with=EXPAND)
     assert "attn_mask = padding_mask[:, None, None, :].expand(batch, heads, tokens, tokens)" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_reshape_instead_of_expand_leads_to_reshape_error(try_patch):
     out = try_patch(EXPAND_REPRO, "reshape-instead-of-expand", fails_with=EXPAND)
-    fails_with(out, "shape '[2, 4, 6, 6]' is invalid for input of size 12")
+    out.fails("shape '[2, 4, 6, 6]' is invalid for input of size 12")
 
 
 def test_unsqueeze_before_expand_not_applicable_when_ranks_match(runner):
@@ -328,27 +319,27 @@ def test_unsqueeze_before_expand_not_applicable_when_ranks_match(runner):
 def test_last_dim_instead(try_patch):
     out = try_patch(DIM_REPRO, "last-dim-instead", fails_with=DIM)
     assert "probs = torch.softmax(logits, dim=-1)" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_last_dim_instead_on_a_method_call(try_patch):
     out = try_patch(DIM_METHOD, "last-dim-instead", fails_with=DIM)
     assert "best = scores.argmax(-1)" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_unsqueeze_missing_batch_dim(try_patch):
     out = try_patch(DIM_REPRO, "unsqueeze-missing-batch-dim", fails_with=DIM)
     assert "torch.softmax(logits.unsqueeze(0), dim=1)" in out.patch.code
-    ok(out)
+    out.ok()
     out = try_patch(DIM_METHOD, "unsqueeze-missing-batch-dim", fails_with=DIM)
     assert "best = scores.unsqueeze(0).argmax(1)" in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_flatten_before_dim_op_still_fails(try_patch):
     out = try_patch(DIM_REPRO, "flatten-before-dim-op", fails_with=DIM)
-    fails_with(out, DIM)
+    out.fails(DIM)
 
 
 def test_dim_patches_not_applicable_to_other_errors(runner):
@@ -361,13 +352,13 @@ def test_reshape_channel_stats(try_patch):
     out = try_patch(BROADCAST_REPRO, "reshape-channel-stats", fails_with=BROADCAST)
     assert "normalized = (images - mean.view(-1, 1, 1)) / std.view(-1, 1, 1)" in out.patch.code
     assert "<<shapes>>" not in out.patch.code
-    ok(out)
+    out.ok()
 
 
 def test_unsqueeze_stats_front_still_fails(try_patch):
     out = try_patch(BROADCAST_REPRO, "unsqueeze-stats-front", fails_with=BROADCAST)
     assert "(images - mean.unsqueeze(0)) / std.unsqueeze(0)" in out.patch.code
-    fails_with(out, BROADCAST)
+    out.fails(BROADCAST)
 
 
 def test_reshape_channel_stats_not_applicable_to_sequences(runner):
