@@ -276,6 +276,7 @@ def test_malformed_glossary_names_the_file_and_line(kb_dir, capsys):
     assert f"{kb_dir / 'glossary.yml'}:2: terms[0].avoid: expected `ko:` / `zh:` lists" in err
 
 
+@pytest.mark.slow  # parses the whole knowledge base twice (~2 s)
 def test_the_fast_yaml_composer_gives_the_same_data_and_lines():
     """libyaml composes the entries (speed); it must keep the values and lines `kb check` names."""
     import yaml

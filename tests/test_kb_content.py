@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.cli import main
 from bot.kb.loader import load_knowledge
 from bot.settings import REPO_ROOT as REPO
@@ -34,6 +36,7 @@ def test_every_entry_has_fixes_dead_ends_and_all_languages():
         assert len(entry.dead_ends) >= 1, entry.id
 
 
+@pytest.mark.slow  # classifies every example of every entry (~4 s)
 def test_entry_examples_are_not_claimed_by_other_entries():
     """An example message of one entry must not be matched by another entry's signatures,
     or the signature leg could not tell them apart."""

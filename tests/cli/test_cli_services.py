@@ -14,6 +14,7 @@ FAST = {"TROUBLESHOOT_DB_TIMEOUT_SECONDS": "2", "TROUBLESHOOT_REDIS_TIMEOUT_SECO
 HANG = 60  # seconds: a service timeout that is not applied hangs for minutes (the database: 131 s)
 
 
+@pytest.mark.slow  # a CLI process waiting out a 2 s timeout (~4 s)
 def test_stats_with_a_database_that_never_answers(blackhole):
     url = f"postgresql+psycopg://troubleshoot:hunter2@127.0.0.1:{blackhole.port}/db"
     with Timer() as t:
@@ -26,6 +27,7 @@ def test_stats_with_a_database_that_never_answers(blackhole):
     assert t.seconds < HANG
 
 
+@pytest.mark.slow  # waits out two connect timeouts (~6 s)
 def test_a_failed_database_is_not_tried_again_at_once(blackhole, monkeypatch):
     from bot import backoff
     from bot.evidence.db import forget, get_store
@@ -53,6 +55,7 @@ def test_a_failed_database_is_not_tried_again_at_once(blackhole, monkeypatch):
         forget()
 
 
+@pytest.mark.slow  # a CLI process waiting out a 2 s timeout (~3 s)
 def test_verify_queue_with_a_broker_that_never_answers(blackhole, tmp_path):
     snippet = tmp_path / "repro.py"
     snippet.write_text("print(1)\n")
@@ -72,6 +75,7 @@ def test_worker_with_a_broker_that_never_answers(blackhole):
     assert "TROUBLESHOOT_REDIS_TIMEOUT_SECONDS=2" in run.stderr and t.seconds < HANG
 
 
+@pytest.mark.slow  # a CLI process waiting out three 2 s timeouts (~3 s)
 def test_serve_with_a_slack_api_that_never_answers(blackhole):
     env = {**FAST, "SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "s",
            "SLACK_API_URL": f"http://127.0.0.1:{blackhole.port}/api/"}

@@ -186,7 +186,7 @@ def slack_bot(use_kb, tmp_path, monkeypatch):
     ctx.ready = True
     app = build_app(ctx)
     server = make_http_server(app, ctx, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, name="bot-http", daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="bot-http", daemon=True).start()
     sender = SlackSender(f"http://127.0.0.1:{server.server_address[1]}")
     yield SlackBot(ctx, server, sender, fake, ctx.store)
     server.shutdown()

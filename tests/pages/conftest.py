@@ -145,7 +145,8 @@ def served(evidence):
     ctx.ready = True
     app = build_app(ctx)
     server = make_http_server(app, ctx, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, name="pages-http", daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="pages-http",
+                     daemon=True).start()  # a short poll: shutdown() below waits for the loop to look
     yield Served(f"http://127.0.0.1:{server.server_address[1]}", ctx)
     server.shutdown()
     server.server_close()

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
 from .conftest import EVIL_TITLE, HOSTILE, REPO, SLICE
 from .test_pages_http import Page
 
@@ -60,6 +62,7 @@ def test_export_writes_every_page_with_links_that_resolve(evidence, pages_kb, tm
     assert "<script>" not in hostile and EVIL_TITLE in Page(hostile).visible
 
 
+@pytest.mark.slow  # two CLI processes exporting the pages (~2 s)
 def test_export_one_format_and_bad_target(pages_kb, tmp_path):
     out = tmp_path / "json-only"
     env = {"TROUBLESHOOT_KNOWLEDGE_DIR": str(pages_kb), "TROUBLESHOOT_VAR_DIR": str(tmp_path / "var")}

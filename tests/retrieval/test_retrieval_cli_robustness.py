@@ -144,6 +144,7 @@ class _Blackhole:
             self.conns.append(conn)
 
 
+@pytest.mark.slow  # waits out a connect timeout (~2 s)
 def test_ask_answers_without_evidence_when_the_database_never_answers(use_fixture_env, monkeypatch, capsys):
     from bot import backoff
     from bot.evidence.db import forget

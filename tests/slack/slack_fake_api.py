@@ -134,7 +134,9 @@ class FakeSlack:
         self.opened_views: list[dict] = []            # views.open
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack", daemon=True)
+        # A short poll: stop() (shutdown) waits for the serving loop to look, once per test.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-slack", daemon=True)
 
     # -- life -------------------------------------------------------------------------
     def start(self) -> "FakeSlack":

@@ -11,6 +11,7 @@ import logging
 import re
 import time
 
+import pytest
 from slack_harness import button_payload
 
 from bot.slack.blocks import FIRST_MESSAGE_LIMIT, visible_chars
@@ -112,6 +113,7 @@ def test_a_direct_message_is_answered_inline_and_its_notification_carries_no_mar
     assert "&lt;!channel&gt;" in posted[0]["text"]
 
 
+@pytest.mark.slow  # waits for the slow-answer notice (~2 s)
 def test_a_slow_answer_shows_looking_this_up_then_replaces_it(bot_factory, fake_slack):
     from bot.slack.app import default_answer_fn
 
@@ -128,6 +130,7 @@ def test_a_slow_answer_shows_looking_this_up_then_replaces_it(bot_factory, fake_
     assert len(fake_slack.bot_messages("C0GENERAL")) == 1
 
 
+@pytest.mark.slow  # waits out the fake Slack's Retry-After (~8 s)
 def test_rate_limits_keep_a_channel_answer_in_the_channel(bot, fake_slack):
     fake_slack.fail("chat.postMessage", status=429, retry_after=1, times=6)
     answer = mention(bot, fake_slack, "1700014006.000100")
@@ -138,6 +141,7 @@ def test_rate_limits_keep_a_channel_answer_in_the_channel(bot, fake_slack):
     assert fake_slack.calls("conversations.open") == []  # never moved to a DM
 
 
+@pytest.mark.slow  # waits out the client's retry back-off (~3 s)
 def test_server_errors_keep_a_channel_answer_in_the_channel(bot, fake_slack):
     fake_slack.fail("chat.postMessage", status=503, times=3)
     mention(bot, fake_slack, "1700014007.000100")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 
+import pytest
 from sqlalchemy import text
 
 from bot.logs import RedactingFormatter
@@ -23,6 +24,7 @@ def settle(bot):
     assert bot.ctx.work_pool.wait_idle(90)
 
 
+@pytest.mark.slow  # waits out Retry-After (~3 s)
 def test_429_is_retried_after_retry_after(bot, fake_slack):
     fake_slack.fail("chat.postMessage", status=429, retry_after=2)
     bot.sender.event(mention("1700004000.000100"))
@@ -33,6 +35,7 @@ def test_429_is_retried_after_retry_after(bot, fake_slack):
     assert len(fake_slack.bot_messages("C0GENERAL")) == 1
 
 
+@pytest.mark.slow  # waits out the client's retry back-off (~3 s)
 def test_5xx_is_retried(bot, fake_slack):
     fake_slack.fail("chat.postMessage", status=503)
     fake_slack.fail("chat.postMessage", status=502)
