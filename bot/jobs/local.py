@@ -17,7 +17,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from bot.jobs.base import JobFailed, JobTimeout, Progress
 from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
-from bot.jobs.verification import check_snippet, start_pool, worker_info
+from bot.jobs.verification import check_snippet, worker_info
+from bot.sandbox.warm import start_pool
 from bot.verify.service import run_verification
 
 

@@ -29,8 +29,8 @@ from bot.jobs.gpus import gpu_for_slot
 from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, TASK_NAME, JobSettings, env_queue
 from bot.jobs.state import JobState, Repeater, client_for
-from bot.jobs.verification import start_pool, worker_info
-from bot.sandbox.warm import ZygotePool
+from bot.jobs.verification import worker_info
+from bot.sandbox.warm import ZygotePool, start_pool
 from bot.text.lang import LANGUAGES
 from bot.verify.service import run_verification
 

@@ -9,7 +9,6 @@ import socket
 from typing import Any
 
 from bot.jobs.gpus import NO_GPU_NOTE
-from bot.sandbox.warm import ZygotePool
 from bot.settings import get_settings
 
 
@@ -39,15 +38,3 @@ def worker_info(gpu: str | None, **extra: Any) -> dict:
     info.update(extra)
     return info
 
-
-def start_pool(gpus: list[str | None]) -> ZygotePool | None:
-    """The worker's warm sandboxes (TROUBLESHOOT_WARM_POOL per GPU), started in the
-    background now so that a job's first run does not wait for `import torch`; None when
-    warm sandboxes are off. A zygote the pool hands out serves that one job only."""
-    settings = get_settings()
-    if not settings.warm_sandbox or settings.warm_pool < 1:
-        return None
-    pool = ZygotePool(size=settings.warm_pool)
-    for gpu in gpus:
-        pool.prime(gpu, None)
-    return pool

@@ -19,6 +19,8 @@ import queue
 import threading
 from typing import Callable
 
+from bot.settings import get_settings
+
 from .limits import Limits
 from .result import RunResult
 from .runner import Sandbox, SandboxUnavailable, default_sandbox, run_snippet
@@ -27,7 +29,7 @@ from .zygote import BASE_PRELOAD, START_SECONDS, WarmUnavailable, Zygote, preloa
 log = logging.getLogger(__name__)
 Key = tuple[str | None, str | None]  # (gpu, site_packages)
 
-__all__ = ["WarmRunner", "ZygotePool", "preload_list"]
+__all__ = ["WarmRunner", "ZygotePool", "preload_list", "start_pool"]
 
 
 class ZygotePool:
@@ -201,3 +203,16 @@ class WarmRunner:
             self.cold_runs += 1
         result.notes.append(f"run in a sandbox of its own, not a warm one: {why}")
         return result
+
+
+def start_pool(keys: list[str | None], site_packages: str | None = None) -> ZygotePool | None:
+    """A worker's warm sandboxes (TROUBLESHOOT_WARM_POOL per GPU in `keys`), started in the
+    background now so that a job's first run does not wait for `import torch`; None when
+    warm sandboxes are off. A zygote the pool hands out serves that one job only."""
+    settings = get_settings()
+    if not settings.warm_sandbox or settings.warm_pool < 1:
+        return None
+    pool = ZygotePool(size=settings.warm_pool)
+    for gpu in keys:
+        pool.prime(gpu, site_packages)
+    return pool

@@ -290,15 +290,21 @@ class Zygote:
             if not done:
                 self._expect("done", CONTROL_SECONDS)
             wall = time.monotonic() - started
-            if not got.truncated:
-                got.output += _read_all_nonblocking(out_r, limits.output_bytes - len(got.output))
+            if not got.truncated and not got.timed_out:  # what the child wrote just before it ended
+                room = limits.output_bytes - len(got.output)
+                rest = _read_all_nonblocking(out_r, room + 1) if room > 0 else b""
+                got.output += rest[:room]
+                got.truncated = len(rest) > room
             report = parse_supervisor(read_memfd(report_fd))
             oom = child_cg.oom_killed() if child_cg is not None else False
             self.runs += 1
             result = _result(None, got, report, oom, wall, child_cg, self.sandbox.host_facts(self._launch),
                              self._limits_text(limits, child_cg, cpu_how, rl), limits, rl,
                              {**self.sandbox.sandbox_facts(), "warm": True})
-            self._wait_clean()
+            try:
+                self._wait_clean()
+            except WarmUnavailable:
+                pass  # this run's result stands; the next run gets a sandbox of its own
             return result
         finally:
             for fd in sent + [out_r, report_fd]:
