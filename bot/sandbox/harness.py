@@ -241,10 +241,10 @@ def _read_child_report(fd):
         return None
 
 
-def main():
-    config = json.loads(sys.argv[1])
+def _become_supervisor(config):
+    """Prove the start to the host, become non-dumpable, and take SIGUSR1 as the "read
+    its own source" flag; returns the flags."""
     ready_fd = config.get("ready_fd")
-    report_fd = config["report_fd"]
     if isinstance(ready_fd, int):
         try:
             os.write(ready_fd, b"1")
@@ -258,20 +258,18 @@ def main():
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGUSR1, flagged)
-    child_fd = os.memfd_create("child-report")  # close-on-exec: programs the snippet starts lack it
+    return flags
 
-    started = _perf()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(report_fd)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-            _set_dumpable(1)
-        except BaseException:
-            _exit(126)
-        _child(config, child_fd)
-        _exit(1)  # not reached
+
+def _as_child():
+    """In the forked child, before anything of the snippet: undo the supervisor's signal
+    handling."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+
+
+def _reap(pid, started, flags, child_fd):
+    """Wait for the child and make the supervisor's report of how it ended."""
     while True:
         try:
             _, status, usage = os.wait4(pid, 0)
@@ -279,20 +277,43 @@ def main():
         except ChildProcessError:
             status, usage = 0, None
             break
-    seconds = _perf() - started
-    report = {
+        except InterruptedError:
+            continue
+    return {
         "supervisor": 1,
         "status": _status(status),
-        "snippet_seconds": seconds,
+        "snippet_seconds": _perf() - started,
         "cpu_seconds": (usage.ru_utime + usage.ru_stime) if usage else None,
         "max_rss_bytes": usage.ru_maxrss * 1024 if usage else None,
         "reads_own_source": flags["reads_own_source"],
         "child_report": _read_child_report(child_fd),
     }
-    data = _dumps(report).encode()
+
+
+def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(report_fd, view):]
+        view = view[os.write(fd, view):]
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    report_fd = config["report_fd"]
+    flags = _become_supervisor(config)
+    child_fd = os.memfd_create("child-report")  # close-on-exec: programs the snippet starts lack it
+
+    started = _perf()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(report_fd)
+            _as_child()
+            _set_dumpable(1)
+        except BaseException:
+            _exit(126)
+        _child(config, child_fd)
+        _exit(1)  # not reached
+    _write_all(report_fd, _dumps(_reap(pid, started, flags, child_fd)).encode())
     # pid 1 exiting ends the pid namespace: whatever the snippet left running is killed.
     _exit(0)
 
@@ -475,8 +496,7 @@ def _serve_one(control, config, spec, fds, flags):
             os.dup2(out_fd, 2)
             for fd in (out_fd, report_fd, go_w, control.fileno()):
                 os.close(fd)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+            _as_child()
             cpu = spec.get("rlimit_cpu")
             if cpu:  # this run's own CPU time limit (a fork starts with a zero count)
                 resource.setrlimit(resource.RLIMIT_CPU, (int(cpu[0]), int(cpu[1])))
@@ -497,29 +517,9 @@ def _serve_one(control, config, spec, fds, flags):
     if message.get("go") is True:
         os.write(go_w, b"g")
     os.close(go_w)
-    while True:
-        try:
-            _, status, usage = os.wait4(pid, 0)
-            break
-        except ChildProcessError:
-            status, usage = 0, None
-            break
-        except InterruptedError:
-            continue
-    report = {
-        "supervisor": 1,
-        "status": _status(status),
-        "snippet_seconds": _perf() - started,
-        "cpu_seconds": (usage.ru_utime + usage.ru_stime) if usage else None,
-        "max_rss_bytes": usage.ru_maxrss * 1024 if usage else None,
-        "reads_own_source": flags["reads_own_source"],
-        "child_report": _read_child_report(child_fd),
-    }
+    report = _reap(pid, started, flags, child_fd)
     os.close(child_fd)
-    data = _dumps(report).encode()
-    view = memoryview(data)
-    while view:
-        view = view[os.write(report_fd, view):]
+    _write_all(report_fd, _dumps(report).encode())
     os.close(report_fd)
     _send(control, {"done": True})
     try:
@@ -531,21 +531,8 @@ def _serve_one(control, config, spec, fds, flags):
 
 def zygote_main(config):
     import socket as _socket
-    ready_fd = config.get("ready_fd")
-    if isinstance(ready_fd, int):
-        try:
-            os.write(ready_fd, b"1")
-        finally:
-            os.close(ready_fd)
+    flags = _become_supervisor(config)
     os.close(config["report_fd"])  # one-run mode's report: each run brings its own here
-    _set_dumpable(0)
-    flags = {"reads_own_source": False}
-
-    def flagged(_signum, _frame):
-        flags["reads_own_source"] = True
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGUSR1, flagged)
     control = _socket.socket(fileno=config["control_fd"])
     for d in config.get("site_packages", []):
         site.addsitedir(d)

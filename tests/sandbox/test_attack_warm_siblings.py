@@ -232,30 +232,30 @@ def test_torch_is_imported_once_and_each_child_computes_on_its_own(sandbox):
     assert second.output == third.output  # no state of one child in the next
 
 
-def test_a_preload_that_starts_a_thread_makes_the_zygote_unusable(sandbox, tmp_path):
+@pytest.fixture
+def env_with_a_threaded_module(tmp_path) -> str:
+    """A torch environment's folder (bot/envs) whose module `starts_thread` starts a
+    Python thread when imported (its torch is an empty stand-in: not imported here)."""
     env = tmp_path / "site-packages"
     (env / "torch").mkdir(parents=True)
     (env / "torch" / "__init__.py").write_text("")
     (env / "starts_thread.py").write_text("import threading, time\n"
                                           "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
     tmp_path.chmod(0o755)
-    (env).chmod(0o755)
-    with Zygote(sandbox, limits=LIMITS, site_packages=str(env), preload=()) as z:
+    return str(env)
+
+
+def test_a_preload_that_starts_a_thread_makes_the_zygote_unusable(sandbox, env_with_a_threaded_module):
+    with Zygote(sandbox, limits=LIMITS, site_packages=env_with_a_threaded_module, preload=()) as z:
         with pytest.raises(WarmUnavailable, match="Python thread"):
             z.preload(["starts_thread"])
         with pytest.raises(WarmUnavailable):
             z.run("print(1)")
 
 
-def test_the_runner_falls_back_to_a_sandbox_per_run_and_says_why(sandbox, tmp_path):
-    env = tmp_path / "site-packages"
-    (env / "torch").mkdir(parents=True)
-    (env / "torch" / "__init__.py").write_text("")
-    (env / "starts_thread.py").write_text("import threading, time\n"
-                                          "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
-    tmp_path.chmod(0o755)
+def test_the_runner_falls_back_to_a_sandbox_per_run_and_says_why(sandbox, env_with_a_threaded_module):
     with WarmRunner(preload=["starts_thread"], sandbox=sandbox, cold=sandbox.run) as run:
-        result = run("print('cold')", limits=LIMITS, site_packages=str(env))
+        result = run("print('cold')", limits=LIMITS, site_packages=env_with_a_threaded_module)
     assert result.output == "cold\n" and not result.sandbox.get("warm")
     assert any("not a warm one" in n and "thread" in n for n in result.notes), result.notes
     assert run.cold_runs == 1 and run.warm_runs == 0
