@@ -154,6 +154,11 @@ class Zygote:
         except (OSError, ValueError):
             pass
 
+    def supervisor_peak_memory(self) -> int | None:
+        """Peak memory of the supervisor's cgroup (the preloaded modules), where accounted."""
+        cg = self._launch.cg
+        return cg.peak_memory() if cg is not None else None
+
     def close(self) -> None:
         if self._sock is not None:
             self._sock.close()
