@@ -44,7 +44,10 @@ class LocalJob:
 class LocalExecutor:
     name = "local"
 
-    def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None):
+    def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None,
+                 warm_pool: bool = True):
+        """`warm_pool`: keep warm sandboxes started ahead of the jobs (a long-lived executor,
+        such as the bot's); a one-shot command leaves it off and its job starts its own."""
         self.settings = settings or JobSettings.from_env()
         self.gpus = detect_gpus() if gpus is None else list(gpus)
         slots = self.settings.concurrency or max(1, len(self.gpus))
@@ -55,7 +58,7 @@ class LocalExecutor:
         self._runner = runner
         self._lock = threading.Lock()
         # Warm sandboxes started ahead of the jobs (none when a runner is given: tests, kb verify).
-        self.warm_pool = start_pool(self.gpus or [None]) if runner is None else None
+        self.warm_pool = start_pool(self.gpus or [None]) if runner is None and warm_pool else None
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
                lang: str = "en") -> LocalJob:

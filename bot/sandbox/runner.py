@@ -679,6 +679,11 @@ def cancel_all() -> int:
     return len(live)
 
 
+def cancelled() -> bool:
+    """Has cancel_all been called (the process is stopping)?"""
+    return _cancelled.is_set()
+
+
 def running() -> int:
     with _live_lock:
         return len(_live)

@@ -23,7 +23,7 @@ from bot.settings import get_settings
 
 from .limits import Limits
 from .result import RunResult
-from .runner import Sandbox, SandboxUnavailable, default_sandbox, run_snippet
+from .runner import Sandbox, SandboxUnavailable, cancelled, default_sandbox, run_snippet
 from .zygote import BASE_PRELOAD, START_SECONDS, WarmUnavailable, Zygote, preload_list
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,8 @@ class ZygotePool:
         except (WarmUnavailable, SandboxUnavailable, OSError) as e:
             with self._lock:
                 self.failures.append(str(e))
-            log.warning("a warm sandbox could not be started ahead: %s", e)
+            if not cancelled():  # killed by Ctrl-C: nothing to warn about
+                log.warning("a warm sandbox could not be started ahead: %s", e)
         with self._lock:
             self._starting[key] -= 1
             if zygote is not None and not self._closed:
@@ -179,7 +180,8 @@ class WarmRunner:
         zygote = self._zygotes.pop(key, None)
         if zygote is not None:
             zygote.close()
-        log.info("running in one sandbox per run: %s", why)
+        if not cancelled():
+            log.debug("running in one sandbox per run: %s", why)
 
     def __call__(self, code: str, *, limits: Limits | None = None, gpu: str | None = None,
                  files: dict[str, bytes] | None = None, site_packages: str | None = None) -> RunResult:
