@@ -122,6 +122,13 @@ class Settings(BaseSettings):
         "TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK", False,
         "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
         "memory; RLIMIT_NPROC is shared per host uid)")
+    warm_sandbox: bool = _env(
+        "TROUBLESHOOT_WARM_SANDBOX", True,
+        "run the variants of one verification as children of one warm sandbox that imported torch once "
+        "(off: every run starts its own sandbox)")
+    warm_pool: int = _env("TROUBLESHOOT_WARM_POOL", 1,
+                          "warm sandboxes a worker keeps started ahead of its jobs, per torch environment and "
+                          "GPU (0: none; each is given to one job only)", ge=0, le=16)
 
     # --- torch environments (troubleshoot envs) ------------------------------------------
     envs_dir: Path | None = _env("TROUBLESHOOT_ENVS_DIR", None,

@@ -18,6 +18,7 @@ from bot.jobs.base import JobFailed, JobTimeout, Progress
 from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
 from bot.jobs.verification import check_snippet, worker_info
+from bot.sandbox.warm import start_pool
 from bot.verify.service import run_verification
 
 
@@ -43,7 +44,10 @@ class LocalJob:
 class LocalExecutor:
     name = "local"
 
-    def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None):
+    def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None,
+                 warm_pool: bool = True):
+        """`warm_pool`: keep warm sandboxes started ahead of the jobs (a long-lived executor,
+        such as the bot's); a one-shot command leaves it off and its job starts its own."""
         self.settings = settings or JobSettings.from_env()
         self.gpus = detect_gpus() if gpus is None else list(gpus)
         slots = self.settings.concurrency or max(1, len(self.gpus))
@@ -53,6 +57,8 @@ class LocalExecutor:
         self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="verify-job")
         self._runner = runner
         self._lock = threading.Lock()
+        # Warm sandboxes started ahead of the jobs (none when a runner is given: tests, kb verify).
+        self.warm_pool = start_pool(self.gpus or [None]) if runner is None and warm_pool else None
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
                lang: str = "en") -> LocalJob:
@@ -73,7 +79,7 @@ class LocalExecutor:
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=self.settings.job_seconds, runner=self._runner,
-                                      info=worker_info(gpu, executor="local"), lang=lang)
+                                      info=worker_info(gpu, executor="local"), lang=lang, pool=self.warm_pool)
         except Exception as exc:  # a bug in verification, not in the snippet
             raise JobFailed(f"the verification failed ({type(exc).__name__}: {exc})") from exc
         finally:
@@ -84,3 +90,5 @@ class LocalExecutor:
 
     def shutdown(self, wait: bool = True) -> None:
         self._pool.shutdown(wait=wait)
+        if self.warm_pool is not None:
+            self.warm_pool.close()

@@ -30,6 +30,7 @@ from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, TASK_NAME, JobSettings, env_queue
 from bot.jobs.state import JobState, Repeater, client_for
 from bot.jobs.verification import worker_info
+from bot.sandbox.warm import ZygotePool, start_pool
 from bot.text.lang import LANGUAGES
 from bot.verify.service import run_verification
 
@@ -43,6 +44,7 @@ class WorkerConfig:
     slot_gpu: str | None = None  # this pool process's GPU
     envs_dir: str | None = None  # where its torch environments are (None: the setting)
     active = False
+    pool: ZygotePool | None = None  # this pool process's warm sandboxes, started ahead of its jobs
 
 
 def configure_worker(gpus: list[str], envs_dir: str | None = None) -> None:
@@ -63,6 +65,7 @@ def _assign_gpu(**_kwargs) -> None:
     # The sandbox sets CUDA_VISIBLE_DEVICES for each run from the GPU it is given;
     # this keeps anything CUDA in the pool process itself on the same GPU.
     os.environ["CUDA_VISIBLE_DEVICES"] = gpu if gpu is not None else ""
+    WorkerConfig.pool = start_pool([gpu])
 
 
 _state_lock = threading.Lock()
@@ -115,7 +118,8 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
         try:
             report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
                                       job_seconds=settings.job_seconds, info=info,
-                                      lang=lang if lang in LANGUAGES else "en", environment=environment)
+                                      lang=lang if lang in LANGUAGES else "en", environment=environment,
+                                      pool=WorkerConfig.pool)
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
     report["job"] = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}

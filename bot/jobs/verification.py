@@ -37,3 +37,4 @@ def worker_info(gpu: str | None, **extra: Any) -> dict:
         info["note"] = NO_GPU_NOTE
     info.update(extra)
     return info
+

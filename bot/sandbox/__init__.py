@@ -10,6 +10,8 @@ seccomp), one module per concern:
     harness.py     the program that runs inside and writes the result
     result.py      RunResult, reading the result file as untrusted data
     runner.py      the host side: run_snippet
+    zygote.py      a warm sandbox: one supervisor imports torch once and forks a child per run
+    warm.py        the runner of one job (WarmRunner) and a worker's pool of started zygotes
 """
 
 from .limits import Limits

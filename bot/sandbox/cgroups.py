@@ -665,3 +665,11 @@ def join(procs_files: list[str]) -> None:
             os.write(fd, pid)
         finally:
             os.close(fd)
+
+
+def move(pid: int, procs_files: list[str]) -> None:
+    """Move process `pid` (a warm sandbox's child, waiting before it runs anything of the
+    snippet) into a run's cgroups."""
+    for path in procs_files:
+        with open(path, "w") as f:
+            f.write(str(pid))

@@ -241,10 +241,10 @@ def _read_child_report(fd):
         return None
 
 
-def main():
-    config = json.loads(sys.argv[1])
+def _become_supervisor(config):
+    """Prove the start to the host, become non-dumpable, and take SIGUSR1 as the "read
+    its own source" flag; returns the flags."""
     ready_fd = config.get("ready_fd")
-    report_fd = config["report_fd"]
     if isinstance(ready_fd, int):
         try:
             os.write(ready_fd, b"1")
@@ -258,20 +258,18 @@ def main():
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGUSR1, flagged)
-    child_fd = os.memfd_create("child-report")  # close-on-exec: programs the snippet starts lack it
+    return flags
 
-    started = _perf()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(report_fd)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-            _set_dumpable(1)
-        except BaseException:
-            _exit(126)
-        _child(config, child_fd)
-        _exit(1)  # not reached
+
+def _as_child():
+    """In the forked child, before anything of the snippet: undo the supervisor's signal
+    handling."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+
+
+def _reap(pid, started, flags, child_fd):
+    """Wait for the child and make the supervisor's report of how it ended."""
     while True:
         try:
             _, status, usage = os.wait4(pid, 0)
@@ -279,23 +277,283 @@ def main():
         except ChildProcessError:
             status, usage = 0, None
             break
-    seconds = _perf() - started
-    report = {
+        except InterruptedError:
+            continue
+    return {
         "supervisor": 1,
         "status": _status(status),
-        "snippet_seconds": seconds,
+        "snippet_seconds": _perf() - started,
         "cpu_seconds": (usage.ru_utime + usage.ru_stime) if usage else None,
         "max_rss_bytes": usage.ru_maxrss * 1024 if usage else None,
         "reads_own_source": flags["reads_own_source"],
         "child_report": _read_child_report(child_fd),
     }
-    data = _dumps(report).encode()
+
+
+def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(report_fd, view):]
+        view = view[os.write(fd, view):]
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    report_fd = config["report_fd"]
+    flags = _become_supervisor(config)
+    child_fd = os.memfd_create("child-report")  # close-on-exec: programs the snippet starts lack it
+
+    started = _perf()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(report_fd)
+            _as_child()
+            _set_dumpable(1)
+        except BaseException:
+            _exit(126)
+        _child(config, child_fd)
+        _exit(1)  # not reached
+    _write_all(report_fd, _dumps(_reap(pid, started, flags, child_fd)).encode())
     # pid 1 exiting ends the pid namespace: whatever the snippet left running is killed.
     _exit(0)
 
 
+# --- the zygote (a warm sandbox): one supervisor, one child per run ------------------------
+#
+# In zygote mode ({"zygote": true, "control_fd": fd, "preload": [...], "clean_dirs": ...})
+# the supervisor imports the preload list once and then serves runs one at a time over
+# `control_fd`, a SOCK_SEQPACKET socket whose other end only the host holds:
+#   host -> {"preload": [names]}                       supervisor -> {"preloaded": info}
+#   host -> {"run": {"files": [names]}} + descriptors [output pipe, snippet, report, files...]
+#                                                      supervisor -> {"forked": pid}
+#   host -> {"go": true}  (the host has moved the child into its own cgroup by then)
+#                                                      supervisor -> {"done": true}, {"clean": info}
+# The child waits for "go" before it runs anything of the snippet, and closes every
+# descriptor of the supervisor's (the control socket, the report) first, as in one-run
+# mode. Between two children the supervisor kills every other process of the pid
+# namespace, empties /tmp, the home folder and /dev/shm, and removes the SysV IPC
+# objects, so that a child finds nothing a sibling left; only then does it say "clean".
+
+def _send(sock, message):
+    sock.sendmsg([_dumps(message).encode()])
+
+
+def _recv(sock, max_fds=0):
+    import socket as _socket
+    data, fds, _flags, _addr = _socket.recv_fds(sock, 65536, max_fds) if max_fds else \
+        (sock.recv(65536), [], 0, None)
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        _exit(0)  # the host closed its end: nothing more to do
+    return json.loads(data), list(fds)
+
+
+def _tasks():
+    return len(os.listdir("/proc/self/task"))
+
+
+def _preload(names, baseline):
+    """Import `names` (installed modules only: the home folder is not on sys.path here)
+    and say whether forking stays safe: no Python thread, no native thread beyond the
+    baseline, CUDA not initialised."""
+    import importlib
+    done, failed = [], []
+    started = _perf()
+    for name in names:
+        try:
+            importlib.import_module(name)
+            done.append(name)
+        except BaseException as exc:  # noqa: BLE001 - a module that fails to import is not preloaded
+            failed.append(f"{name} ({type(exc).__name__})")
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    unsafe = None
+    threading = sys.modules.get("threading")
+    torch = sys.modules.get("torch")
+    if threading is not None and threading.active_count() > 1:
+        unsafe = f"a preloaded module started {threading.active_count() - 1} Python thread(s) at import"
+    elif baseline is not None and _tasks() > baseline:
+        unsafe = f"a preloaded module started {_tasks() - baseline} native thread(s) at import"
+    elif torch is not None and getattr(getattr(torch, "cuda", None), "is_initialized", lambda: False)():
+        unsafe = "CUDA was initialised at import (a forked child cannot use it)"
+    return {"preloaded": done, "failed": failed, "seconds": round(_perf() - started, 4), "unsafe": unsafe}
+
+
+def _remove_tree(path):
+    """Remove `path` whatever its modes (every file in the sandbox is this uid's)."""
+    import stat as _stat_mod
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if _stat_mod.S_ISDIR(st.st_mode):
+        os.chmod(path, 0o700)
+        for name in os.listdir(path):
+            _remove_tree(os.path.join(path, name))
+        os.rmdir(path)
+    else:
+        os.unlink(path)
+
+
+def _sysv_ids(kind):
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            lines = f.read().splitlines()[1:]
+    except OSError:
+        return []
+    return [int(line.split()[1]) for line in lines if len(line.split()) > 1]
+
+
+def _sweep(clean_dirs, deadline_seconds=5.0):
+    """Kill every process but this one, then empty the run folders and the IPC namespace.
+    Returns what was removed, or raises RuntimeError when something could not be."""
+    import ctypes
+    killed = set()
+    deadline = _perf() + deadline_seconds
+    while True:
+        while True:  # reap every zombie this init inherited
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != 1]
+        if not others:
+            break
+        if _perf() > deadline:
+            raise RuntimeError(f"processes {sorted(others)[:10]} survived SIGKILL")
+        for pid in others:
+            try:
+                _kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+        time.sleep(0.001)
+    files = 0
+    for root, mode in clean_dirs:
+        os.chmod(root, mode)
+        for name in os.listdir(root):
+            _remove_tree(os.path.join(root, name))
+            files += 1
+        for attr in os.listxattr(root):
+            try:
+                os.removexattr(root, attr)
+            except OSError:
+                pass
+        if os.listdir(root):
+            raise RuntimeError(f"{root} could not be emptied")
+    libc = ctypes.CDLL(None, use_errno=True)
+    ipc_rmid = 0
+    ipc = 0
+    for kind in ("shm", "sem", "msg"):
+        for ident in _sysv_ids(kind):
+            if kind == "shm":
+                libc.shmctl(ident, ipc_rmid, None)
+            elif kind == "sem":
+                libc.semctl(ident, 0, ipc_rmid)
+            else:
+                libc.msgctl(ident, ipc_rmid, None)
+            ipc += 1
+        if _sysv_ids(kind):
+            raise RuntimeError(f"SysV {kind} objects could not be removed")
+    return {"processes_killed": len(killed), "entries_removed": files, "ipc_removed": ipc}
+
+
+def _write_file(path, fd):
+    size = os.fstat(fd).st_size
+    out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        offset = 0
+        while offset < size:
+            chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            os.write(out, chunk)
+            offset += len(chunk)
+    finally:
+        os.close(out)
+
+
+def _serve_one(control, config, spec, fds, flags):
+    out_fd, snippet_fd, report_fd, *file_fds = fds
+    home = os.path.dirname(config["snippet"])
+    _write_file(config["snippet"], snippet_fd)
+    for name, fd in zip(spec.get("files", []), file_fds):
+        _write_file(os.path.join(home, os.path.basename(name)), fd)
+    for fd in [snippet_fd, *file_fds]:
+        os.close(fd)
+    child_fd = os.memfd_create("child-report")
+    go_r, go_w = os.pipe()
+    flags["reads_own_source"] = False
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(out_fd, 1)
+            os.dup2(out_fd, 2)
+            for fd in (out_fd, report_fd, go_w, control.fileno()):
+                os.close(fd)
+            _as_child()
+            cpu = spec.get("rlimit_cpu")
+            if cpu:  # this run's own CPU time limit (a fork starts with a zero count)
+                resource.setrlimit(resource.RLIMIT_CPU, (int(cpu[0]), int(cpu[1])))
+            _set_dumpable(1)
+            go = os.read(go_r, 1)
+            os.close(go_r)
+        except BaseException:
+            _exit(126)
+        if go != b"g":
+            _exit(125)  # the host called the run off
+        _child(config, child_fd)
+        _exit(1)  # not reached
+    os.close(out_fd)
+    os.close(go_r)
+    _send(control, {"forked": pid})
+    message, _ = _recv(control)
+    started = _perf()
+    if message.get("go") is True:
+        os.write(go_w, b"g")
+    os.close(go_w)
+    report = _reap(pid, started, flags, child_fd)
+    os.close(child_fd)
+    _write_all(report_fd, _dumps(report).encode())
+    os.close(report_fd)
+    _send(control, {"done": True})
+    try:
+        _send(control, {"clean": _sweep(config["clean_dirs"])})
+    except Exception as exc:  # noqa: BLE001 - the host then throws this zygote away
+        _send(control, {"dirty": f"{type(exc).__name__}: {exc}"[:500]})
+        _exit(3)
+
+
+def zygote_main(config):
+    import socket as _socket
+    flags = _become_supervisor(config)
+    os.close(config["report_fd"])  # one-run mode's report: each run brings its own here
+    control = _socket.socket(fileno=config["control_fd"])
+    for d in config.get("site_packages", []):
+        site.addsitedir(d)
+    info = _preload(config.get("preload", []), None)
+    baseline = _tasks()  # the base preload's pools (torch's, OpenBLAS's) handle fork
+    _send(control, {"ready": info})
+    while True:
+        message, fds = _recv(control, max_fds=40)
+        if "preload" in message:
+            _send(control, {"preloaded": _preload(message["preload"], baseline)})
+        elif "run" in message and len(fds) >= 3:
+            _serve_one(control, config, message["run"], fds, flags)
+        else:
+            for fd in fds:
+                os.close(fd)
+            _send(control, {"error": "unknown message"})
+
+
 if __name__ == "__main__":
-    main()
+    _config = json.loads(sys.argv[1])
+    if _config.get("zygote"):
+        zygote_main(_config)
+    else:
+        main()

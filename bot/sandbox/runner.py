@@ -183,6 +183,26 @@ def _read_all_nonblocking(fd: int, limit: int = 1 << 16) -> bytes:
 
 
 @dataclass
+class Launched:
+    """What one start of bwrap holds, for `Sandbox.release` to free."""
+
+    proc: subprocess.Popen | None = None
+    cg: cgroups.CgroupRun | None = None
+    cpu_how: str | None = None
+    fds: list[int] = field(default_factory=list)
+    report_fd: int | None = None
+    ready_r: int | None = None
+    run_dir: str | None = None
+    run_uid: int | None = None
+    rl: list = field(default_factory=list)
+    rl_notes: list[str] = field(default_factory=list)
+    gpu_plan: gpu_mod.GpuPlan | None = None
+    layout: bwrap.HostLayout | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    started: float = 0.0
+
+
+@dataclass
 class Sandbox:
     """A configured sandbox. `run_snippet` uses one with the host's defaults; tests make
     their own to point at a fake /dev or to turn cgroups off."""
@@ -271,10 +291,47 @@ class Sandbox:
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         files = _check_inputs(code, files, limits)
-        layout = self._layout_for(site_packages)
-        to_stage = self._stage_list(layout)
-        gpu_plan = gpu_mod.plan(gpu, dev_dir=self.dev_dir, driver_dir=self.gpu_driver_dir) if gpu is not None else None
+        run = Launched()
+        try:
+            self.launch(run, limits=limits, gpu=gpu, site_packages=site_packages,
+                        file_fds_of={bwrap.SNIPPET_PATH: code.encode("utf-8", "surrogateescape"),
+                                     **{f"{environment.HOME}/{name}": bytes(data) for name, data in files.items()}})
+            proc, cg = run.proc, run.cg
+            got = _collect(proc, limits.output_bytes, run.started + limits.wall_seconds)
+            if got.truncated or got.timed_out:
+                self._kill(proc, cg)
+            proc.wait()
+            wall = time.monotonic() - run.started
+            if cg is not None and not cg.kill_all():
+                raise SandboxUnavailable(f"processes of the run survived SIGKILL: {sorted(cg.pids())}")
+            proc.stdout.close()
 
+            harness_started = _read_all_nonblocking(run.ready_r) == b"1"
+            if not harness_started and not got.timed_out and not got.truncated:
+                text = got.output.decode("utf-8", "replace").strip()
+                raise SandboxUnavailable(f"the sandbox could not be set up (bwrap exit {proc.returncode}): {text[-2000:]}")
+
+            report = parse_supervisor(read_memfd(run.report_fd))
+            oom = cg.oom_killed() if cg is not None else False
+            enforced = self._describe_limits(limits, cg, run.rl, run.rl_notes, run.gpu_plan, run.cpu_how)
+            return _result(proc.returncode, got, report, oom, wall, cg, self.host_facts(run), enforced, limits,
+                           run.rl, self.sandbox_facts())
+        finally:
+            self.release(run)
+
+    def host_facts(self, run: "Launched") -> dict:
+        """The run's environment as the host sees it (never as the snippet says)."""
+        layout, gpu_plan = run.layout, run.gpu_plan
+        return facts.environment(layout.site_packages or [layout.python_prefix],
+                                 gpu_index=gpu_plan.index if gpu_plan else None,
+                                 cuda_visible=run.env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
+                                 driver_dir=self.gpu_driver_dir)
+
+    def sandbox_facts(self) -> dict:
+        return {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
+                "cgroups": self._backend.version or "none"}
+
+    def refuse_without_cgroup(self) -> None:
         if not self._backend.version and not self.allow_rlimit_fallback:
             raise SandboxUnavailable(
                 f"refusing to run the snippet: no writable cgroup here ({self._backend.reason}). Without one, "
@@ -282,128 +339,121 @@ class Sandbox:
                 f"process limit RLIMIT_NPROC is one budget for every process of the sandbox's host uid, shared "
                 f"by concurrent runs. Give the worker a writable cgroup (memory and pids controllers), or set "
                 f"TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK=1 to run with rlimits only.")
-        fds: list[int] = []
-        run_uid: int | None = None
-        cpu_how: str | None = None
-        cg: cgroups.CgroupRun | None = None
-        proc: subprocess.Popen | None = None
-        report_fd: int | None = None
+
+    def new_cgroup(self, limits: Limits) -> tuple[cgroups.CgroupRun | None, str | None]:
+        """A cgroup with `limits` (and how its CPU is limited), or (None, None) without cgroups."""
+        if not self._backend.version:
+            return None, None
+        cg = None
+        try:
+            cg = self._backend.create_run()
+            cg.set_limits(limits.memory_bytes, limits.max_processes)
+            return cg, cg.set_cpu_quota(limits.cpus)
+        except OSError as e:
+            if cg is not None:
+                try:
+                    cg.remove()
+                except OSError:
+                    pass
+            raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
+
+    def launch(self, run: "Launched", *, limits: Limits, gpu: str | None, site_packages: str | None,
+               file_fds_of: dict[str, bytes], zygote: dict | None = None, pass_fds: tuple[int, ...] = ()) -> None:
+        """Start bwrap with the harness (one run, or with `zygote` settings a warm
+        sandbox); fills `run` as it goes, so that `release(run)` always cleans up."""
+        layout = run.layout = self._layout_for(site_packages)
+        to_stage = self._stage_list(layout)
+        gpu_plan = run.gpu_plan = gpu_mod.plan(gpu, dev_dir=self.dev_dir, driver_dir=self.gpu_driver_dir) \
+            if gpu is not None else None
+        self.refuse_without_cgroup()
         if _cancelled.is_set():
             raise RunCancelled("not run: the verification was cancelled")
         # A per-run folder only for staging mount points (a root worker whose Python is
         # out of the sandbox user's reach): nothing of the run is written there.
-        run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
+        run.run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
             if to_stage else None
-        try:
-            if self._backend.version:
-                try:
-                    cg = self._backend.create_run()
-                    cg.set_limits(limits.memory_bytes, limits.max_processes)
-                    cpu_how = cg.set_cpu_quota(limits.cpus)
-                except OSError as e:
-                    raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
-            rl, rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
-                                        pids_by_cgroup=cg is not None,
-                                        host_root=self._drop is None and os.geteuid() == 0)
-            drop, staged = self._prepare_run_dir(run_dir, gpu_plan, to_stage)
-            if drop is not None and cg is None:
-                run_uid = self._take_uid()
-                drop = privileges.Drop(run_uid, drop.gid, drop.groups, drop.stage)
-                rl_notes = rl_notes + [f"host uid {run_uid} for this run alone (fallback range "
-                                       f"{self.fallback_uids[0]}-{self.fallback_uids[1] - 1}): RLIMIT_NPROC "
-                                       f"counts this run's processes only"]
+        run.cg, run.cpu_how = self.new_cgroup(limits)
+        cg = run.cg
+        run.rl, run.rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
+                                            pids_by_cgroup=cg is not None,
+                                            host_root=self._drop is None and os.geteuid() == 0)
+        drop, staged = self._prepare_run_dir(run.run_dir, gpu_plan, to_stage)
+        if drop is not None and cg is None:
+            run.run_uid = self._take_uid()
+            drop = privileges.Drop(run.run_uid, drop.gid, drop.groups, drop.stage)
+            run.rl_notes = run.rl_notes + [f"host uid {run.run_uid} for this run alone (fallback range "
+                                           f"{self.fallback_uids[0]}-{self.fallback_uids[1] - 1}): RLIMIT_NPROC "
+                                           f"counts this run's processes only"]
+        fds = run.fds
 
-            def memfd(name: str, data: bytes) -> int:
-                fds.append(_memfd(name, data))
-                return fds[-1]
+        def memfd(name: str, data: bytes) -> int:
+            fds.append(_memfd(name, data))
+            return fds[-1]
 
-            ready_r, ready_w = os.pipe()
-            fds += [ready_r, ready_w]
-            # The supervisor's report: a memfd of the host's, never a file on its disk.
-            report_fd = os.memfd_create("report")
-            file_fds = {bwrap.SNIPPET_PATH: memfd("snippet", code.encode("utf-8", "surrogateescape"))}
-            for name, data in files.items():
-                file_fds[f"{environment.HOME}/{name}"] = memfd("file", bytes(data))
-            spec = bwrap.Spec(
-                layout=layout, tmp_bytes=limits.tmp_bytes,
-                harness_config=json.dumps(bwrap.harness_config(layout, gpu_plan.index if gpu_plan else None,
-                                                               ready_w, report_fd)),
-                seccomp_fd=memfd("seccomp", self._seccomp),
-                harness_fd=memfd("harness", self._harness),
-                data_fds={path: memfd("data", data)
-                          for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(layout)}.items()},
-                file_fds=file_fds, device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
-            )
-            args = bwrap.build_args(spec)
-            args_fd = memfd("args", b"".join(a.encode() + b"\0" for a in args))
-            env = environment.build(os.path.dirname(self.layout.python_exe),
+        run.ready_r, ready_w = os.pipe()
+        fds.append(ready_w)
+        # The supervisor's report: a memfd of the host's, never a file on its disk.
+        run.report_fd = os.memfd_create("report")
+        config = bwrap.harness_config(layout, gpu_plan.index if gpu_plan else None, ready_w, run.report_fd)
+        spec = bwrap.Spec(
+            layout=layout, tmp_bytes=limits.tmp_bytes,
+            harness_config=json.dumps({**config, **(zygote or {})}),
+            seccomp_fd=memfd("seccomp", self._seccomp),
+            harness_fd=memfd("harness", self._harness),
+            data_fds={path: memfd("data", data)
+                      for path, data in {**bwrap.synthetic_etc(), **bwrap.venv_files(layout)}.items()},
+            file_fds={path: memfd("file", data) for path, data in file_fds_of.items()},
+            device_nodes=gpu_plan.device_nodes if gpu_plan else [], staged=staged,
+        )
+        args = bwrap.build_args(spec)
+        args_fd = memfd("args", b"".join(a.encode() + b"\0" for a in args))
+        run.env = environment.build(os.path.dirname(self.layout.python_exe),
                                     gpu_env=gpu_plan.env if gpu_plan else None, max_processes=limits.max_processes)
+        run.started = time.monotonic()
+        try:
+            run.proc = subprocess.Popen(
+                # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
+                # the host path of the binary is none of its business.
+                ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                env=run.env, pass_fds=[*fds, run.report_fd, *pass_fds],
+                preexec_fn=_preexec(cg.procs_files if cg else [], run.rl, drop), start_new_session=True,
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
+        _register(run.proc, cg)
+        for fd in fds:
+            os.close(fd)
+        fds.clear()
 
-            started = time.monotonic()
-            try:
-                proc = subprocess.Popen(
-                    # argv[0] "bwrap": the sandbox can read its pid 1's command line, and
-                    # the host path of the binary is none of its business.
-                    ["bwrap", "--args", str(args_fd), *bwrap.command(spec)], executable=self.bwrap_path,
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    env=env, pass_fds=[fd for fd in fds if fd != ready_r] + [report_fd],
-                    preexec_fn=_preexec(cg.procs_files if cg else [], rl, drop), start_new_session=True,
-                )
-            except (OSError, subprocess.SubprocessError) as e:
-                raise SandboxUnavailable(f"could not start bubblewrap ({self.bwrap_path}): {e}") from e
-            _register(proc, cg)
-            for fd in [f for f in fds if f != ready_r]:
-                os.close(fd)
-            fds = [ready_r]
-
-            got = _collect(proc, limits.output_bytes, started + limits.wall_seconds)
-            if got.truncated or got.timed_out:
-                self._kill(proc, cg)
-            proc.wait()
-            wall = time.monotonic() - started
-            if cg is not None and not cg.kill_all():
-                raise SandboxUnavailable(f"processes of the run survived SIGKILL: {sorted(cg.pids())}")
-            proc.stdout.close()
-
-            harness_started = _read_all_nonblocking(ready_r) == b"1"
-            if not harness_started and not got.timed_out and not got.truncated:
-                text = got.output.decode("utf-8", "replace").strip()
-                raise SandboxUnavailable(f"the sandbox could not be set up (bwrap exit {proc.returncode}): {text[-2000:]}")
-
-            report = parse_supervisor(read_memfd(report_fd))
-            oom = cg.oom_killed() if cg is not None else False
-            enforced = self._describe_limits(limits, cg, rl, rl_notes, gpu_plan, cpu_how)
-            host_env = facts.environment(layout.site_packages or [layout.python_prefix],
-                                         gpu_index=gpu_plan.index if gpu_plan else None,
-                                         cuda_visible=env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
-                                         driver_dir=self.gpu_driver_dir)
-            return _result(proc.returncode, got, report, oom, wall, cg, host_env, enforced, limits, rl,
-                           {"bwrap": self.bwrap_path, "version": bwrap.version(self.bwrap_path),
-                            "cgroups": self._backend.version or "none"})
-        finally:
-            if proc is not None:
-                _unregister(proc)
-            if proc is not None and proc.poll() is None:
+    def release(self, run: "Launched") -> None:
+        """Kill what is left of a launch and free everything it held."""
+        proc, cg = run.proc, run.cg
+        if proc is not None:
+            _unregister(proc)
+            if proc.poll() is None:
                 self._kill(proc, cg)
                 proc.wait()
-            if proc is not None and proc.stdout and not proc.stdout.closed:
+            if proc.stdout and not proc.stdout.closed:
                 proc.stdout.close()
-            for fd in fds + ([report_fd] if report_fd is not None else []):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if cg is not None:
-                try:
-                    cg.kill_all()
-                    cg.remove()
-                except OSError:
-                    pass  # reported above when processes survived; never mask the first error
-            if run_dir is not None:
-                shutil.rmtree(run_dir, ignore_errors=True)
-            if run_uid is not None:
-                with self._uid_lock:
-                    self._uids_in_use.discard(run_uid)
+        for fd in run.fds + [fd for fd in (run.report_fd, run.ready_r) if fd is not None]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        run.fds, run.report_fd, run.ready_r = [], None, None
+        if cg is not None:
+            try:
+                cg.kill_all()
+                cg.remove()
+            except OSError:
+                pass  # reported above when processes survived; never mask the first error
+        if run.run_dir is not None:
+            shutil.rmtree(run.run_dir, ignore_errors=True)
+        if run.run_uid is not None:
+            with self._uid_lock:
+                self._uids_in_use.discard(run.run_uid)
+        run.run_dir = run.run_uid = None
 
     def _layout_for(self, site_packages: str | None) -> bwrap.HostLayout:
         """The host layout of one run: the worker's own, or with a torch environment's
@@ -487,7 +537,7 @@ class Sandbox:
 CPU_LIMIT_SLACK = 0.1  # seconds: rusage is sampled at ticks; SIGXCPU comes at the soft limit
 
 
-def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int, limits: Limits,
+def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int | None, limits: Limits,
             rl: list[rlimits.RLimit], memory_by_rlimit: bool) -> tuple[str, int | None, int | None, str, bool]:
     """(exit_reason, exit_code, signal, exit_detail, error_allowed), from what the host saw:
     its deadline and output cap, the cgroup's OOM counter, and the supervisor's report of
@@ -500,8 +550,12 @@ def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int, li
         return "output_limit", None, None, f"the output passed {format_bytes(limits.output_bytes)}; " \
                                            f"every process of the run was killed", False
     if report is None:
-        why = f"bwrap was killed by {facts.signal_name(-returncode)}" if returncode < 0 else \
-            f"bwrap exited with status {returncode}"
+        if returncode is None:  # a warm sandbox's child: the supervisor outlives it
+            why = "the warm sandbox's supervisor sent none"
+        elif returncode < 0:
+            why = f"bwrap was killed by {facts.signal_name(-returncode)}"
+        else:
+            why = f"bwrap exited with status {returncode}"
         if oom:
             return "memory", None, None, f"no report from the supervisor ({why}); the cgroup's OOM killer fired", False
         return "killed", None, None, f"no report from the supervisor ({why})", False
@@ -535,7 +589,7 @@ def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int, li
     return "error", code, None, f"exited with status {code}", True
 
 
-def _result(returncode: int, got: _Collected, report: dict | None, oom: bool, wall: float,
+def _result(returncode: int | None, got: _Collected, report: dict | None, oom: bool, wall: float,
             cg: cgroups.CgroupRun | None, host_env: dict, enforced: list[str], limits: Limits,
             rl: list[rlimits.RLimit], sandbox: dict) -> RunResult:
     memory_by_rlimit = any(r.name == "RLIMIT_AS" for r in rl)
@@ -623,6 +677,11 @@ def cancel_all() -> int:
         except OSError:
             pass
     return len(live)
+
+
+def cancelled() -> bool:
+    """Has cancel_all been called (the process is stopping)?"""
+    return _cancelled.is_set()
 
 
 def running() -> int:

@@ -69,6 +69,9 @@ DENIED_X86_64: dict[str, int] = {
     # File handles bypass path-based checks (the classic container escape).
     "name_to_handle_at": 303,
     "open_by_handle_at": 304,
+    # POSIX message queues outlive their process in the IPC namespace, and a warm
+    # sandbox's supervisor cannot list them to remove them between two runs.
+    "mq_open": 240,
 }
 CLONE = 56
 CLONE3 = 435

@@ -20,6 +20,7 @@ from importlib import metadata
 from typing import Any, Callable
 
 from bot.kb.model import Entry, KnowledgeBase
+from bot.sandbox.warm import ZygotePool, start_pool
 from bot.verify.service import run_verification
 from bot.verify.verify import Runner
 
@@ -123,7 +124,7 @@ def _said(row: dict) -> str:
 
 
 def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None,
-                 environment=None) -> EntryResult:
+                 environment=None, pool: ZygotePool | None = None) -> EntryResult:
     """`environment`: a torch environment (bot.envs) to run on instead of the worker's own torch."""
     repro = entry.repro
     result = EntryResult(id=entry.id, reproduce=repro.runs_on if repro else None)
@@ -135,7 +136,7 @@ def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = Non
         return result
     started = time.monotonic()
     report = run_verification(repro.code, runner=runner, kb=kb, info={"executor": "kb verify"},
-                              environment=environment)
+                              environment=environment, pool=pool)
     result.seconds = round(time.monotonic() - started, 2)
     result.ran = True
     result.report, result.code = report, repro.code
@@ -164,11 +165,19 @@ def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner 
                      progress: Callable[[EntryResult, int, int], None] | None = None,
                      environment=None) -> list[EntryResult]:
     results = []
-    for n, entry in enumerate(entries, 1):
-        result = verify_entry(entry, kb, runner=runner, environment=environment)
-        results.append(result)
-        if progress is not None:
-            progress(result, n, len(entries))
+    # The next entry's warm sandbox starts while this one runs (one zygote per entry,
+    # never shared between two entries).
+    pool = start_pool([None], environment.site_packages if environment is not None else None) \
+        if runner is None else None
+    try:
+        for n, entry in enumerate(entries, 1):
+            result = verify_entry(entry, kb, runner=runner, environment=environment, pool=pool)
+            results.append(result)
+            if progress is not None:
+                progress(result, n, len(entries))
+    finally:
+        if pool is not None:
+            pool.close()
     return results
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from bot.kb.model import KnowledgeBase
 from bot.sandbox import Limits, RunResult, run_snippet
+from bot.sandbox.warm import WarmRunner, ZygotePool, preload_list
 from bot.settings import get_settings
 from bot.verify.report import Progress
 from bot.verify.verify import verify_snippet
@@ -64,21 +65,37 @@ class BudgetRunner:
 def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | None = None,
                      progress: Progress | None = None, job_seconds: float | None = None,
                      runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
-                     kb: KnowledgeBase | None = None, environment=None) -> dict:
+                     kb: KnowledgeBase | None = None, environment=None, pool: ZygotePool | None = None) -> dict:
     """The `troubleshoot verify --json` report of `code` (and `fixed_code`).
 
     `job_seconds`: the budget of all runs (default the TROUBLESHOOT_JOB_SECONDS setting);
     `info`: where it ran (the executor's worker description), kept in
     report["environment"]["worker"]; `kb`: another knowledge base than the project's;
     `environment`: a torch environment (bot.envs.Environment) whose packages the sandbox
-    mounts instead of the worker's own (report["environment"]["torch_env"] names it)."""
+    mounts instead of the worker's own (report["environment"]["torch_env"] names it);
+    `pool`: the worker's warm sandboxes started ahead (bot.sandbox.warm), one taken for
+    this job. Without a `runner`, the runs go through a warm sandbox (the setting
+    TROUBLESHOOT_WARM_SANDBOX) and fall back to one sandbox per run, with a note."""
+    settings = get_settings()
     if job_seconds is None:
-        job_seconds = get_settings().job_seconds
-    budget = BudgetRunner(time.monotonic() + job_seconds, runner)
+        job_seconds = settings.job_seconds
+    warm = None
+    if runner is None and settings.warm_sandbox:
+        # One warm sandbox for this job's runs: torch (and the snippet's own heavy
+        # imports) load once, and every variant is a fresh child of it.
+        warm = WarmRunner(preload=preload_list(code) + preload_list(fixed_code or ""), pool=pool)
+    budget = BudgetRunner(time.monotonic() + job_seconds, warm or runner)
     run_options = {"site_packages": environment.site_packages} if environment is not None else None
-    report = verify_snippet(code, fixed_code=fixed_code, runner=budget, progress=progress,
-                            gpus=[gpu] if gpu is not None else None, lang=lang, kb=kb,
-                            retriever=engine_classifier, run_options=run_options)
+    try:
+        report = verify_snippet(code, fixed_code=fixed_code, runner=budget, progress=progress,
+                                gpus=[gpu] if gpu is not None else None, lang=lang, kb=kb,
+                                retriever=engine_classifier, run_options=run_options)
+    finally:
+        if warm is not None:
+            warm.close()
+    if warm is not None and warm.cold_runs:
+        report.setdefault("notes", []).append(
+            f"{warm.cold_runs} run(s) in a sandbox of their own instead of the warm one: {'; '.join(warm.why_cold())}")
     env = report.get("environment")
     if not isinstance(env, dict):
         env = report["environment"] = {}

@@ -155,7 +155,7 @@ def test_limits_name_what_is_enforced_here(sandbox):
     assert "memory 512.0 MiB (cgroup v1" in text or "memory 512.0 MiB (cgroup v2" in text
     assert "processes 64 (cgroup" in text
     assert "RLIMIT_CPU" in text and "RLIMIT_FSIZE" in text and "RLIMIT_NOFILE" in text and "RLIMIT_CORE=1" in text
-    assert "seccomp (38 syscalls denied" in text
+    assert "seccomp (39 syscalls denied" in text
     assert "network: an empty net namespace" in text and "AF_UNIX, AF_INET, AF_INET6, AF_NETLINK only" in text
     assert "RLIMIT_AS" not in text
 
