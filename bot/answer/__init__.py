@@ -19,7 +19,8 @@ from bot.retrieval.engine import get_engine
 from bot.text.lang import LANGUAGES
 from bot.text import InputError
 
-__all__ = ["answer", "answer_result", "AnswerDocument", "InputError", "Rate", "RateSource", "get_rate_source", "set_rate_source"]
+__all__ = ["answer", "answer_result", "AnswerDocument", "InputError", "Rate", "RateSource", "get_rate_source",
+           "set_rate_source"]
 
 
 def answer(text: str, lang: str | None = None, top: int = 3, retriever: str = "hybrid") -> dict:
