@@ -13,7 +13,7 @@ import pytest
 from bot.sandbox import Sandbox, SandboxUnavailable, cgroups
 from probes import sandbox_probe
 
-from .sandbox_helpers import assert_contained
+from .sandbox_helpers import WarmBox, assert_contained
 
 
 @pytest.fixture(scope="session")
@@ -55,9 +55,17 @@ def sandbox_without_cgroups(run_dir_base):
     return _make(run_dir_base, use_cgroups=False, allow_rlimit_fallback=True)
 
 
-@pytest.fixture
-def contained(sandbox, run_dir_base):
-    """For attack tests: after the test body, nothing of the run is left and an
-    ordinary run works."""
-    yield sandbox
+@pytest.fixture(params=["one-run", "warm"])
+def contained(request, sandbox, run_dir_base):
+    """For attack tests, each run twice: in a sandbox of its own, and as a child of a
+    warm sandbox (a zygote, after a sibling). After the test body, nothing of the run
+    is left and an ordinary run works."""
+    if request.param == "one-run":
+        yield sandbox
+    else:
+        box = WarmBox(sandbox)
+        try:
+            yield box
+        finally:
+            box.close()
     assert_contained(sandbox, run_dir_base)
