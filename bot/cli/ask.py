@@ -169,7 +169,7 @@ def ask_code(args, question) -> int:
                 print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
         try:
-            executor = LocalExecutor(JobSettings.from_env())
+            executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
             try:
                 report = executor.verify(question.code, progress, lang=lang)
             finally:

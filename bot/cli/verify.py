@@ -163,7 +163,7 @@ def verify(args) -> int:
     interrupts = _Interrupts()
     try:
         with interrupts:
-            executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)
+            executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
             job = executor.submit(code, progress, fixed_code=fixed)
             report = job.result()
     except KeyboardInterrupt:

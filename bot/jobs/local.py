@@ -11,6 +11,7 @@ import itertools
 import queue
 import threading
 import uuid
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -46,8 +47,9 @@ class LocalExecutor:
 
     def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None,
                  warm_pool: bool = True):
-        """`warm_pool`: keep warm sandboxes started ahead of the jobs (a long-lived executor,
-        such as the bot's); a one-shot command leaves it off and its job starts its own."""
+        """`warm_pool`: from the first job on, keep warm sandboxes started ahead of the next
+        jobs (a long-lived executor, such as the bot's); a one-shot command turns it off and
+        its job starts its own."""
         self.settings = settings or JobSettings.from_env()
         self.gpus = detect_gpus() if gpus is None else list(gpus)
         slots = self.settings.concurrency or max(1, len(self.gpus))
@@ -57,8 +59,10 @@ class LocalExecutor:
         self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="verify-job")
         self._runner = runner
         self._lock = threading.Lock()
-        # Warm sandboxes started ahead of the jobs (none when a runner is given: tests, kb verify).
-        self.warm_pool = start_pool(self.gpus or [None]) if runner is None and warm_pool else None
+        # Warm sandboxes started ahead of the jobs, from the first job on (none when a
+        # runner is given: tests, kb verify); closed by shutdown.
+        self._want_warm_pool = runner is None and warm_pool
+        self.warm_pool = None
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
                lang: str = "en") -> LocalJob:
@@ -66,6 +70,11 @@ class LocalExecutor:
         if fixed_code is not None:
             check_snippet(fixed_code, "fixed version")
         progress = progress or _quiet
+        with self._lock:
+            if self._want_warm_pool and self.warm_pool is None:
+                self.warm_pool = start_pool(self.gpus or [None])
+                if self.warm_pool is not None:  # an executor dropped without shutdown frees its zygotes too
+                    weakref.finalize(self, self.warm_pool.close)
         job_id = uuid.uuid4().hex
         progress("queued", 0, 0)
         return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress, lang))

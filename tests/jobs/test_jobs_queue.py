@@ -63,6 +63,9 @@ def test_seed_through_the_queue_matches_the_local_report(shared_worker, redis_ur
     assert worker["name"] == shared_worker.name and worker["executor"] == "celery"
     assert worker["gpu"] is None and worker["note"] == "no GPU on this worker: ran on CPU"
     assert queued["job"]["attempt"] == 1
+    # Both ran their variants as children of one warm sandbox (the worker's from its pool).
+    assert any(line.startswith("warm sandbox:") for line in queued["limits"]), queued["limits"]
+    assert any(line.startswith("warm sandbox:") for line in local["limits"]), local["limits"]
     # Progress: every stage, in order, reached the submitter.
     stages = [e[0] for e in events]
     assert stages[0] == "queued" and stages[1] == "running original" and stages[-1] == "done", stages
