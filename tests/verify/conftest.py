@@ -28,6 +28,7 @@ import pytest
 from probes import sandbox_probe
 
 from bot.sandbox import run_snippet
+from bot.sandbox.warm import WarmRunner
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 
@@ -122,9 +123,16 @@ def sandbox_runner():
 
 @pytest.fixture(scope="session")
 def runner():
-    """The real sandbox where it runs here, else the test-only subprocess runner."""
+    """The real sandbox where it runs here, as a verification runs it: each snippet a
+    child of a warm sandbox (bot/sandbox/zygote.py; one for the session here, and each
+    child still starts with nothing of the one before). Else the test-only subprocess
+    runner."""
     run, _ = _real_sandbox()
-    return run or plain_run
+    if run is None:
+        yield plain_run
+        return
+    with WarmRunner() as warm:
+        yield warm
 
 
 @dataclass
