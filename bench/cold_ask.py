@@ -6,7 +6,7 @@ Each pair runs both commands as fresh processes back to back (order alternating)
 the index already built; the ratio of each pair's wall times is reported (median of the
 pairs) with each command's peak RSS (from wait4). On a shared machine the absolute
 times move with the load; the paired ratio moves much less. The goal (issue 15) is a
-ratio of at most 1.5. `--also-modules` lists the heavy modules a cold ask imported.
+ratio of at most 1.5. The heavy modules a cold ask imported are listed with the result.
 """
 
 from __future__ import annotations
