@@ -388,6 +388,11 @@ class Zygote:
                      rl: list[rlimits.RLimit]) -> list[str]:
         run = self._launch
         lines = self.sandbox._describe_limits(limits, child_cg, rl, run.rl_notes, run.gpu_plan, cpu_how)
+        if child_cg is None:
+            lines = [(f"cgroups: none ({self.sandbox.cgroup_backend.reason}); this run's processes are killed by "
+                      f"the host (SIGKILL to the child) and by the supervisor's sweep of the pid namespace before "
+                      f"the next run; rlimit fallback allowed by TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK")
+                     if line.startswith("cgroups: none") else line for line in lines]
         lines[0] = (f"wall clock {format_seconds(limits.wall_seconds)} for this run alone (host deadline, counted "
                     f"from the child's start; kills this run's processes)")
         lines.insert(1, f"warm sandbox: this run is a child forked from a supervisor that had imported "

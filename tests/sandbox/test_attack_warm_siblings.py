@@ -291,3 +291,12 @@ def test_the_preload_list_holds_installed_libraries_only():
            "from . import local\nif True:\n    import scipy\n"
     assert preload_list(code) == ["torch", "torch.nn", "numpy"]
     assert preload_list("def broken(:") == []
+
+
+def test_without_cgroups_a_childs_daemon_and_deadline_are_still_its_own(sandbox_without_cgroups):
+    with Zygote(sandbox_without_cgroups, limits=LIMITS, preload=()) as z:
+        slow = z.run("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True: time.sleep(1)\n"
+                     "while True: pass", limits=limits(wall_seconds=1))
+        assert slow.exit_reason == "timeout", slow.exit_detail
+        assert any("supervisor's sweep" in line for line in slow.limits), slow.limits
+        assert_fresh(look(z))
