@@ -35,8 +35,8 @@ def bare_run(code: str) -> tuple[float, int]:
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, str(path)], cwd=tmp, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(proc.pid, 0)
-        proc.returncode = 0
+        _, _, usage = os.wait4(proc.pid, 0)  # wait4: this child's own peak RSS
+        proc.returncode = 0  # reaped above: Popen must not wait for it again
         return time.perf_counter() - start, usage.ru_maxrss * 1024
 
 

@@ -26,11 +26,15 @@ Who can write what:
   marks the run `reads_own_source` and evidence does not count it.
 """
 
+import ctypes
+import importlib
 import json
 import os
 import resource
 import signal
 import site
+import socket
+import stat
 import sys
 import time
 import traceback  # imported up front: after the snippet, there may be no file descriptor left
@@ -96,7 +100,6 @@ def _error(exc, snippet, workdir):
 def _set_dumpable(value):
     """prctl(PR_SET_DUMPABLE): 0 makes /proc/<pid>/fd, mem, environ ... of this process
     unreachable for processes without CAP_SYS_PTRACE, its own children included."""
-    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_DUMPABLE, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
@@ -339,8 +342,7 @@ def _send(sock, message):
 
 
 def _recv(sock, max_fds=0):
-    import socket as _socket
-    data, fds, _flags, _addr = _socket.recv_fds(sock, 65536, max_fds) if max_fds else \
+    data, fds, _flags, _addr = socket.recv_fds(sock, 65536, max_fds) if max_fds else \
         (sock.recv(65536), [], 0, None)
     if not data:
         for fd in fds:
@@ -357,7 +359,6 @@ def _preload(names, baseline):
     """Import `names` (installed modules only: the home folder is not on sys.path here)
     and say whether forking stays safe: no Python thread, no native thread beyond the
     baseline, CUDA not initialised."""
-    import importlib
     done, failed = [], []
     started = _perf()
     for name in names:
@@ -382,12 +383,11 @@ def _preload(names, baseline):
 
 def _remove_tree(path):
     """Remove `path` whatever its modes (every file in the sandbox is this uid's)."""
-    import stat as _stat_mod
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return
-    if _stat_mod.S_ISDIR(st.st_mode):
+    if stat.S_ISDIR(st.st_mode):
         os.chmod(path, 0o700)
         for name in os.listdir(path):
             _remove_tree(os.path.join(path, name))
@@ -408,7 +408,6 @@ def _sysv_ids(kind):
 def _sweep(clean_dirs, deadline_seconds=5.0):
     """Kill every process but this one, then empty the run folders and the IPC namespace.
     Returns what was removed, or raises RuntimeError when something could not be."""
-    import ctypes
     killed = set()
     deadline = _perf() + deadline_seconds
     while True:
@@ -530,10 +529,9 @@ def _serve_one(control, config, spec, fds, flags):
 
 
 def zygote_main(config):
-    import socket as _socket
     flags = _become_supervisor(config)
     os.close(config["report_fd"])  # one-run mode's report: each run brings its own here
-    control = _socket.socket(fileno=config["control_fd"])
+    control = socket.socket(fileno=config["control_fd"])
     for d in config.get("site_packages", []):
         site.addsitedir(d)
     info = _preload(config.get("preload", []), None)

@@ -319,7 +319,7 @@ class Sandbox:
         finally:
             self.release(run)
 
-    def host_facts(self, run: "Launched") -> dict:
+    def host_facts(self, run: Launched) -> dict:
         """The run's environment as the host sees it (never as the snippet says)."""
         layout, gpu_plan = run.layout, run.gpu_plan
         return facts.environment(layout.site_packages or [layout.python_prefix],
@@ -357,7 +357,7 @@ class Sandbox:
                     pass
             raise SandboxUnavailable(f"could not set up the run's cgroup ({self._backend.reason}): {e}") from e
 
-    def launch(self, run: "Launched", *, limits: Limits, gpu: str | None, site_packages: str | None,
+    def launch(self, run: Launched, *, limits: Limits, gpu: str | None, site_packages: str | None,
                file_fds_of: dict[str, bytes], zygote: dict | None = None, pass_fds: tuple[int, ...] = ()) -> None:
         """Start bwrap with the harness (one run, or with `zygote` settings a warm
         sandbox); fills `run` as it goes, so that `release(run)` always cleans up."""
@@ -426,7 +426,7 @@ class Sandbox:
             os.close(fd)
         fds.clear()
 
-    def release(self, run: "Launched") -> None:
+    def release(self, run: Launched) -> None:
         """Kill what is left of a launch and free everything it held."""
         proc, cg = run.proc, run.cg
         if proc is not None:

@@ -48,8 +48,6 @@ class ZygotePool:
         self._closed = False
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
-        self.started = 0
-        self.failures: list[str] = []
 
     def prime(self, gpu: str | None = None, site_packages: str | None = None) -> None:
         """Start zygotes for this key in the background until `size` are ready."""
@@ -81,15 +79,12 @@ class ZygotePool:
             zygote = self._start(self._sandbox or default_sandbox(), limits=self.limits, gpu=key[0],
                                  site_packages=key[1], preload=BASE_PRELOAD)
         except (WarmUnavailable, SandboxUnavailable, OSError) as e:
-            with self._lock:
-                self.failures.append(str(e))
             if not cancelled():  # killed by Ctrl-C: nothing to warn about
                 log.warning("a warm sandbox could not be started ahead: %s", e)
         with self._lock:
             self._starting[key] -= 1
             if zygote is not None and not self._closed:
                 self._ready.setdefault(key, []).append(zygote)
-                self.started += 1
                 zygote = None
         if zygote is not None:
             zygote.close()

@@ -112,7 +112,6 @@ class Zygote:
         self.limits = limits or Limits()
         self.gpu = gpu
         self.site_packages = site_packages
-        self.runs = 0
         self.broken: str | None = None
         self.preloaded: list[str] = []
         self.preload_seconds = 0.0
@@ -302,7 +301,6 @@ class Zygote:
                 got.truncated = len(rest) > room
             report = parse_supervisor(read_memfd(report_fd))
             oom = child_cg.oom_killed() if child_cg is not None else False
-            self.runs += 1
             result = _result(None, got, report, oom, wall, child_cg, self.sandbox.host_facts(self._launch),
                              self._limits_text(limits, child_cg, cpu_how, rl), limits, rl,
                              {**self.sandbox.sandbox_facts(), "warm": True})
