@@ -64,84 +64,16 @@ class KnowledgeError(Exception):
 
 
 # --- field descriptions -------------------------------------------------------
-# Each object type lists its fields: name -> (required, kind). Kinds are handled in
-# _Validator._value. Unknown fields are errors: a typo must not pass silently.
+# Each object type's fields (name -> (required, kind)) come from the model's declarations
+# (bot/kb/model.py, `yaml(...)`). Unknown fields are errors: a typo must not pass silently.
 
-I18N, STR, STR_LIST, REGEX_LIST, PRIOR, IDS, ID, SLUG, PATCH, CODE = (
-    "i18n", "str", "str_list", "regex_list", "prior", "ids", "id", "slug", "patch", "code")
+I18N, STR, STR_LIST, REGEX_LIST, IDS, ID, SLUG, PATCH, CODE = (
+    m.I18N, m.STR, m.STR_LIST, m.REGEX_LIST, m.IDS, m.ID, m.SLUG, m.PATCH, m.CODE)
 
-ENTRY_FIELDS = {
-    "id": (True, ID),
-    "aliases": (False, IDS),
-    "title": (True, I18N),
-    "exception": (False, STR_LIST),
-    "signatures": (True, REGEX_LIST),
-    "examples": (True, STR_LIST),
-    "symptoms": (False, I18N),
-    "affected_versions": (False, ("list", "version")),
-    "root_cause": (True, I18N),
-    "diagnosis": (False, I18N),
-    "scenarios": (False, ("list", "scenario")),
-    "workarounds": (True, ("list", "workaround")),
-    "dead_ends": (True, ("list", "dead_end")),
-    "related": (False, IDS),
-    "sources": (True, ("list", "source")),
-    "repro": (False, "repro"),
-}
-OBJECT_FIELDS = {
-    "workaround": {
-        "id": (True, SLUG),
-        "title": (True, I18N),
-        "explanation": (True, I18N),
-        "code": (True, CODE),
-        "prior": (True, PRIOR),
-        "caveats": (False, I18N),
-        "patch": (False, PATCH),
-        "applies_when": (False, REGEX_LIST),
-    },
-    "dead_end": {
-        "id": (True, SLUG),
-        "title": (True, I18N),
-        "why": (True, I18N),
-        "code": (False, CODE),
-        "patch": (False, PATCH),
-        "prior": (False, PRIOR),
-        "leads_to": (False, ID),
-    },
-    "scenario": {
-        "title": (True, I18N),
-        "explanation": (True, I18N),
-        "code": (False, CODE),
-    },
-    "version": {
-        "versions": (True, STR),
-        "message": (False, STR),
-        "note": (False, I18N),
-    },
-    "source": {
-        "title": (True, STR),
-        "url": (False, "url"),
-    },
-    "repro": {
-        "runs_on": (True, "platform"),
-        "code": (True, CODE),
-        "not_reproducible": (False, I18N),
-    },
-    "prior": {
-        "rate": (True, "rate"),
-        "evidence": (True, "count"),
-        "source": (True, STR),
-    },
-}
+ENTRY_FIELDS = m.yaml_fields(m.Entry)
+OBJECT_FIELDS = {kind: m.yaml_fields(cls) for kind, cls in m.OBJECT_KINDS.items()}
 MIN_ITEMS = {"workarounds": 2, "dead_ends": 1, "sources": 1, "signatures": 1, "examples": 1}
-ARTICLE_FIELDS = {
-    "title": (True, STR),
-    "language": (True, "lang"),
-    "source": (True, STR),
-    "entries": (False, IDS),
-    "detected": (False, "bool"),
-    "added": (False, STR),
-}
+ARTICLE_FIELDS = m.yaml_fields(m.Article)
 
 
 def _fmt(path: tuple) -> str:
@@ -189,82 +121,98 @@ class _Validator:
                 out[name] = value
         return out if complete else None
 
-    def _value(self, value, path: tuple, kind):
+    def _value(self, value, path: tuple, kind: m.Kind):
+        """The checked value of one field, or None (with a problem recorded) when it is wrong."""
         if isinstance(kind, tuple) and kind[0] == "list":
             if not isinstance(value, list):
                 self.problem(path, f"expected a list, found {type(value).__name__}")
                 return None
-            items = []
-            for i, item in enumerate(value):
-                built = self._value(item, path + (i,), kind[1])
-                if built is not None:
-                    items.append(built)
-            return items
+            items = [self._value(item, path + (i,), kind[1]) for i, item in enumerate(value)]
+            return [item for item in items if item is not None]
         if kind in OBJECT_FIELDS:
             data = self.obj(value, path, OBJECT_FIELDS[kind], kind.replace("_", " "))
-            return None if data is None else _BUILDERS[kind](data)
-        if kind == I18N:
-            return self._i18n(value, path)
-        if kind in (STR, CODE):
-            if not isinstance(value, str) or not value.strip():
-                self.problem(path, "expected non-empty text")
-                return None
-            return value.strip("\n") if kind == CODE else value.strip()
-        if kind == "bool":
-            if not isinstance(value, bool):
-                self.problem(path, "expected true or false")
-                return None
-            return value
-        if kind == "url":
-            if not isinstance(value, str) or not re.match(r"^https?://[^\s/]+\.[^\s]+$", value.strip()):
-                self.problem(path, f"expected a public http(s) address, found {value!r}",
-                             "cite a document without a public address by its title alone (no `url:`); "
-                             "never an internal id")
-                return None
-            return value.strip()
-        if kind == "platform":
-            if value not in m.REPRO_PLATFORMS:
-                self.problem(path, f"unknown platform {value!r}", f"use one of {', '.join(m.REPRO_PLATFORMS)}")
-                return None
-            return value
-        if kind == "lang":
-            if value not in LANGUAGES:
-                self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGUAGES)}")
-                return None
-            return value
-        if kind == "rate":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                self.problem(path, f"expected a rate between 0 and 1, found {value!r}", "write 0.8 for 80%")
-                return None
-            return float(value)
-        if kind == "count":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                self.problem(path, f"expected a whole number >= 0, found {value!r}")
-                return None
-            return value
-        if kind in (ID, SLUG, PATCH):
-            regex = {ID: ID_RE, SLUG: SLUG_RE, PATCH: PATCH_RE}[kind]
-            if not isinstance(value, str) or not regex.match(value):
-                self.problem(path, f"malformed {kind} {value!r}", "lower-case words joined by '-', ids as 'group/name'")
-                return None
-            if kind == PATCH and self.patch_names is not None and value not in self.patch_names:
-                self.problem(path, f"unknown patch {value!r}", "name one registered in bot/verify/patches")
-                return None
-            return value
-        if kind in (STR_LIST, IDS, REGEX_LIST):
-            if isinstance(value, str) and kind == STR_LIST:
-                value = [value]
-            if not isinstance(value, list):
-                self.problem(path, f"expected a list, found {type(value).__name__}")
-                return None
-            item_kind = {STR_LIST: STR, IDS: ID, REGEX_LIST: "regex"}[kind]
-            out = []
-            for i, item in enumerate(value):
-                built = self._regex(item, path + (i,)) if item_kind == "regex" else self._value(item, path + (i,), item_kind)
-                if built is not None:
-                    out.append(built)
-            return out
-        raise AssertionError(f"unhandled kind {kind}")
+            return None if data is None else m.OBJECT_KINDS[kind](**data)
+        return self._CHECKS[kind](self, value, path, kind)
+
+    def _text(self, value, path: tuple, kind: str):
+        if not isinstance(value, str) or not value.strip():
+            self.problem(path, "expected non-empty text")
+            return None
+        return value.strip("\n") if kind == CODE else value.strip()
+
+    def _bool(self, value, path: tuple, kind: str):
+        if not isinstance(value, bool):
+            self.problem(path, "expected true or false")
+            return None
+        return value
+
+    def _url(self, value, path: tuple, kind: str):
+        if not isinstance(value, str) or not re.match(r"^https?://[^\s/]+\.[^\s]+$", value.strip()):
+            self.problem(path, f"expected a public http(s) address, found {value!r}",
+                         "cite a document without a public address by its title alone (no `url:`); "
+                         "never an internal id")
+            return None
+        return value.strip()
+
+    def _platform(self, value, path: tuple, kind: str):
+        if value not in m.REPRO_PLATFORMS:
+            self.problem(path, f"unknown platform {value!r}", f"use one of {', '.join(m.REPRO_PLATFORMS)}")
+            return None
+        return value
+
+    def _lang(self, value, path: tuple, kind: str):
+        if value not in LANGUAGES:
+            self.problem(path, f"unknown language {value!r}", f"use one of {', '.join(LANGUAGES)}")
+            return None
+        return value
+
+    def _rate(self, value, path: tuple, kind: str):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            self.problem(path, f"expected a rate between 0 and 1, found {value!r}", "write 0.8 for 80%")
+            return None
+        return float(value)
+
+    def _count(self, value, path: tuple, kind: str):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.problem(path, f"expected a whole number >= 0, found {value!r}")
+            return None
+        return value
+
+    def _name(self, value, path: tuple, kind: str):
+        regex = {ID: ID_RE, SLUG: SLUG_RE, PATCH: PATCH_RE}[kind]
+        if not isinstance(value, str) or not regex.match(value):
+            self.problem(path, f"malformed {kind} {value!r}", "lower-case words joined by '-', ids as 'group/name'")
+            return None
+        if kind == PATCH and self.patch_names is not None and value not in self.patch_names:
+            self.problem(path, f"unknown patch {value!r}", "name one registered in bot/verify/patches")
+            return None
+        return value
+
+    def _list(self, value, path: tuple, kind: str):
+        if isinstance(value, str) and kind == STR_LIST:
+            value = [value]
+        if not isinstance(value, list):
+            self.problem(path, f"expected a list, found {type(value).__name__}")
+            return None
+        out = []
+        for i, item in enumerate(value):
+            if kind == REGEX_LIST:
+                built = self._regex(item, path + (i,))
+            else:
+                built = self._value(item, path + (i,), STR if kind == STR_LIST else ID)
+            if built is not None:
+                out.append(built)
+        return out
+
+    def _i18n_kind(self, value, path: tuple, kind: str):
+        return self._i18n(value, path)
+
+    # kind -> its check (object and list kinds are handled in _value)
+    _CHECKS = {
+        I18N: _i18n_kind, STR: _text, CODE: _text, m.BOOL: _bool, m.URL: _url, m.PLATFORM: _platform,
+        m.LANG: _lang, m.RATE: _rate, m.COUNT: _count, ID: _name, SLUG: _name, PATCH: _name,
+        STR_LIST: _list, IDS: _list, REGEX_LIST: _list,
+    }
 
     def _i18n(self, value, path: tuple) -> m.I18n | None:
         if not isinstance(value, dict):
@@ -308,17 +256,6 @@ def join_cjk(text: str) -> str:
     """Drop the spaces that YAML's `>-` folding (or a careless edit) leaves between two
     CJK characters: "不在 了， 于是" reads "不在了，于是"."""
     return _CJK_GAP.sub("", text)
-
-
-_BUILDERS = {
-    "repro": lambda d: m.Repro(**d),
-    "workaround": lambda d: m.Workaround(**d),
-    "dead_end": lambda d: m.DeadEnd(**d),
-    "scenario": lambda d: m.Scenario(**d),
-    "version": lambda d: m.VersionNote(**d),
-    "source": lambda d: m.Source(**d),
-    "prior": lambda d: m.Prior(**d),
-}
 
 
 # --- files --------------------------------------------------------------------
@@ -460,9 +397,7 @@ def load_article_file(path: Path, articles_root: Path, problems: list[Problem]) 
     if data is None or len(problems) > before:
         return None
     article_id = str(path.relative_to(articles_root).with_suffix(""))
-    return m.Article(id=article_id, body=body, path=path, entries=data.pop("entries", []),
-                     detected=data.pop("detected", False), title=data["title"], language=data["language"],
-                     source=data["source"])
+    return m.Article(id=article_id, body=body, path=path, **data)
 
 
 def check_knowledge(root: Path | None = None, patch_names: set[str] | None = None
