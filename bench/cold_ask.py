@@ -41,7 +41,7 @@ def heavy_modules(env: dict) -> list[str]:
     code = ("import sys\nfrom bot.cli import main\nmain(['ask', sys.argv[1]])\n"
             f"print('MODULES', sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", code, QUESTION], capture_output=True, text=True, env=env, cwd=REPO)
-    line = next((l for l in out.stderr.splitlines() if l.startswith("MODULES")), "MODULES ?")
+    line = next((err for err in out.stderr.splitlines() if err.startswith("MODULES")), "MODULES ?")
     return eval(line.split(" ", 1)[1])  # our own printout of a sorted list
 
 

@@ -108,8 +108,8 @@ def main() -> int:
                               "verify_sandbox_per_run_largest_run": max(cold_peak)},
         # Paired in each repeat: the whole verification against one bare run measured just
         # before it (issue 15's goal for the warm verification: at most 1.5).
-        "ratio_verify_warm_to_bare_median": round(statistics.median(w / b for w, b in zip(warm, bare)), 3),
-        "ratio_verify_sandbox_per_run_to_bare_median": round(statistics.median(c / b for c, b in zip(cold, bare)), 3),
+        "ratio_verify_warm_to_bare_median": round(statistics.median(w / b for w, b in zip(warm, bare, strict=True)), 3),
+        "ratio_verify_sandbox_per_run_to_bare_median": round(statistics.median(c / b for c, b in zip(cold, bare, strict=True)), 3),
     }
     if args.json:
         print(json.dumps(result, indent=2))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot import settings
 from bot import backoff
@@ -141,7 +142,7 @@ def _at_head(engine: Engine) -> bool:
     try:
         with engine.connect() as conn:
             rows = conn.execute(text("SELECT version_num FROM alembic_version")).fetchall()
-    except Exception:  # no table yet, or no database yet
+    except SQLAlchemyError:  # no table yet, or no database yet
         return False
     return [r[0] for r in rows] == [head]
 

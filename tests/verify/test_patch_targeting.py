@@ -4,8 +4,6 @@ why when they cannot apply."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from textwrap import dedent
 
 import pytest

@@ -8,8 +8,8 @@ import re
 import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
-from bot.verify.patches.calls import (backward_tensor, call_method, dotted, failing_backward, first_line, is_backward,
-                                      kwarg, method, paren, positional, receiver, set_kwarg)
+from bot.verify.patches.calls import (backward_tensor, call_method, dotted, failing_backward, first_line, kwarg,
+                                      method, paren, positional, receiver, set_kwarg)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet, assigned_names, expression, statement
 
@@ -335,7 +335,7 @@ def remove_no_grad(code: str, failure: Failure) -> PatchResult:
     edits = Edits(s)
     done: set[int] = set()
     lines = []
-    for small, line_stmt in computed:
+    for small, _line_stmt in computed:
         for anc in s.ancestors(small):
             if isinstance(anc, cst.With) and id(anc) not in done and any(_disables_grad(s, i.item) for i in anc.items):
                 done.add(id(anc))
@@ -349,14 +349,15 @@ def remove_no_grad(code: str, failure: Failure) -> PatchResult:
         # functions called in the computation that are decorated with @torch.no_grad()
         for c in s.find([small], cst.Call, nested=True):
             if isinstance(c.func, cst.Name):
-                for fdef in s.find([s.module], cst.FunctionDef, lambda f: f.name.value == c.func.value, nested=True):
+                for fdef in s.find([s.module], cst.FunctionDef, lambda f, name=c.func.value: f.name.value == name,
+                                   nested=True):
                     bad = [d for d in fdef.decorators if _disables_grad(s, d.decorator)]
                     if bad and id(fdef) not in done:
                         done.add(id(fdef))
                         lines.append(s.line(fdef))
                         edits.replace_node(fdef, lambda u: u.with_changes(
                             decorators=[d for d in u.decorators if not _disables_grad(s, d.decorator)]))
-    for small, line_stmt in s.preceding(stmt):  # torch.set_grad_enabled(False) as a statement
+    for small, _line_stmt in s.preceding(stmt):  # torch.set_grad_enabled(False) as a statement
         if isinstance(small, cst.Expr) and _disables_grad(s, small.value):
             lines.append(s.line(small))
             edits.replace_node(small.value, lambda u: u.with_changes(args=[u.args[0].with_changes(value=cst.Name("True"))]))

@@ -235,7 +235,7 @@ def _split(s: Snippet, failure: Failure) -> tuple[cst.Call, cst.Arg, cst.Arg, li
 
 def _with_elements(s: Snippet, container, texts: list[str]):
     elements = list(container.elements)
-    return container.with_changes(elements=[e.with_changes(value=expression(t)) for e, t in zip(elements, texts)])
+    return container.with_changes(elements=[e.with_changes(value=expression(t)) for e, t in zip(elements, texts, strict=True)])
 
 
 @register("random-split-remainder", "random_split: the last length becomes `len(dataset) - (the others)`")
@@ -349,8 +349,9 @@ def syncbn_convert_only_on_gpu(code: str, failure: Failure) -> PatchResult:
         module = kwarg(call, "module") or (pos[0] if pos else None)
         if module is None:
             raise NotApplicable("convert_sync_batchnorm() is not given a module")
-        edits.replace_node(call, lambda u, m=s.text(module.value): expression(
-            f"({s.module.code_for_node(u)} if {torch}.cuda.is_available() else {m})"))
+        plain = s.text(module.value)
+        edits.replace_node(call, lambda u, plain=plain: expression(
+            f"({s.module.code_for_node(u)} if {torch}.cuda.is_available() else {plain})"))
     return PatchResult.changed(edits.render(), f"SyncBatchNorm conversion on line {s.line(calls[0])} only with CUDA")
 
 

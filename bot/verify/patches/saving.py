@@ -191,7 +191,7 @@ def _compile_sites(s: Snippet, failure: Failure) -> list[cst.CSTNode]:
         name = dotted(call.func)
         if not name or "." in name:
             continue
-        for fn in s.find([s.module], cst.FunctionDef, nested=True, where=lambda f: f.name.value == name):
+        for fn in s.find([s.module], cst.FunctionDef, nested=True, where=lambda f, name=name: f.name.value == name):
             found += [site for site in every if any(d.decorator is site for d in fn.decorators)]
         d = s.definition(name, stmt)
         if d is not None:

@@ -387,7 +387,7 @@ def stack_instead_of_cat(code: str, failure: Failure) -> PatchResult:
 def _reshapes(s: Snippet, stmt) -> list[cst.Call]:
     found = [c for c in s.find(s.header_nodes(stmt), cst.Call)
              if method(c) in {"view", "reshape"} and receiver(c) is not None and len(positional(c)) >= 2
-             and not (dotted(receiver(c)) or "") in {"torch", s.torch_name() or "torch"}]
+             and (dotted(receiver(c)) or "") not in {"torch", s.torch_name() or "torch"}]
     if not found:
         raise NotApplicable(f"line {s.line(stmt)} (`{first_line(s, stmt)}`) has no .view/.reshape with several sizes")
     return found

@@ -226,7 +226,7 @@ def batchnorm_eval_mode(code: str, failure: Failure) -> PatchResult:
         else:
             func = call.func.value if method(call) == "forward" else call.func
             named.append(s.text(func))
-    for name in dict.fromkeys(n for c, n in zip(calls, named) if not is_inline_module_call(s, c)):
+    for name in dict.fromkeys(n for c, n in zip(calls, named, strict=True) if not is_inline_module_call(s, c)):
         edits.insert_before(stmt, f"{name}.eval()")
     return PatchResult.changed(edits.render(), f"{', '.join(dict.fromkeys(named))} in eval mode on line {s.line(stmt)}")
 
@@ -502,7 +502,7 @@ def gather_index_unsqueeze(code: str, failure: Failure) -> PatchResult:
     if not found:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no gather/scatter with an index")
     edits = Edits(s)
-    for call, index, dim, _ in found:
+    for _call, index, dim, _ in found:
         d = s.text(dim.value) if dim is not None else "-1"
         edits.replace_node(index, lambda u, d=d: u.with_changes(value=call_method(u.value, "unsqueeze", d)))
     return PatchResult.changed(edits.render(), f"index unsqueezed along dim on line {s.line(stmt)}")

@@ -99,8 +99,9 @@ def move_inputs_to_model_device(code: str, failure: Failure) -> PatchResult:
         if isinstance(node, cst.BinaryOperation):
             if tensor_like(node.left) and tensor_like(node.right) and isinstance(node.left, CHEAP):
                 moved.append(s.text(node.right))
-                edits.replace_node(node, lambda u: u.with_changes(
-                    right=call_method(u.right, "to", f"{s.text(node.left)}.device")))
+                device = f"{s.text(node.left)}.device"
+                edits.replace_node(node, lambda u, device=device: u.with_changes(
+                    right=call_method(u.right, "to", device)))
                 break
         else:
             recv = receiver(node)

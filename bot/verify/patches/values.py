@@ -515,7 +515,7 @@ def load_state_dict_assign(code: str, failure: Failure) -> PatchResult:
     stmt = s.statement_at(failure.line)
     edits = Edits(s)
     found = []
-    for small, line_stmt in s.preceding(stmt):
+    for small, _line_stmt in s.preceding(stmt):
         for call in s.find([small], cst.Call, lambda c: method(c) == "load_state_dict"):
             if kwarg(call, "assign") is None:
                 found.append(call)
@@ -630,7 +630,8 @@ def safe_where_branch(code: str, failure: Failure) -> PatchResult:
         else:
             continue
         done.append(s.line(call))
-        edits.replace_node(x, lambda u, g=guarded: paren(expression(g)) if arg is None else expression(g))
+        # built now: a callable here would run at render() and read the last iteration's `arg`
+        edits.replace_node(x, paren(expression(guarded)) if arg is None else expression(guarded))
     if not done:
         raise NotApplicable(f"the {op}() call is not inside a branch of torch.where")
     return PatchResult.changed(edits.render(), f"{op}() fed a safe value outside its branch on line(s) "
