@@ -66,7 +66,8 @@ def _server_engine(url: str) -> Engine:
         try:
             conn = dialect.connect(*cargs, **cparams)
         except Exception as exc:
-            backoff.failed(key, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''}")
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            backoff.failed(key, f"{type(exc).__name__}: {first}")
             raise
         backoff.succeeded(key)
         return conn

@@ -635,8 +635,10 @@ def _index_nodes(s: Snippet, stmt) -> list[cst.CSTNode]:
             is_function = d.split(".")[0] in ("torch", "F", s.torch_name() or "torch") or "functional" in d
             offset = 1 if is_function and name not in ("one_hot", "embedding", "embedding_bag") else 0
             args = positional(call)
-            key = {"one_hot": "tensor", "embedding": "input", "embedding_bag": "input", "take": "index"}.get(name, "index")
-            arg = kwarg(call, key) or (args[INDEX_ARGS[name] + offset] if len(args) > INDEX_ARGS[name] + offset else None)
+            keywords = {"one_hot": "tensor", "embedding": "input", "embedding_bag": "input", "take": "index"}
+            key = keywords.get(name, "index")
+            at = INDEX_ARGS[name] + offset
+            arg = kwarg(call, key) or (args[at] if len(args) > at else None)
             if arg is not None and tensor_like(arg.value):
                 nodes.append(arg.value)
             continue
@@ -692,4 +694,5 @@ def floor_divide_index(code: str, failure: Failure) -> PatchResult:
     if not changed:
         raise NotApplicable(f"the index of line {failure.line} (`{first_line(s, stmt)}`) is not computed with `/` "
                             "on that line or in the assignment that defines it")
-    return PatchResult.changed(edits.render(), f"`/` replaced by `//` on line(s) {', '.join(map(str, sorted(set(changed))))}")
+    return PatchResult.changed(edits.render(),
+                               f"`/` replaced by `//` on line(s) {', '.join(map(str, sorted(set(changed))))}")
