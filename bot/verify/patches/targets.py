@@ -637,8 +637,8 @@ def _index_nodes(s: Snippet, stmt) -> list[cst.CSTNode]:
             args = positional(call)
             keywords = {"one_hot": "tensor", "embedding": "input", "embedding_bag": "input", "take": "index"}
             key = keywords.get(name, "index")
-            at = INDEX_ARGS[name] + offset
-            arg = kwarg(call, key) or (args[at] if len(args) > at else None)
+            position = INDEX_ARGS[name] + offset
+            arg = kwarg(call, key) or (args[position] if len(args) > position else None)
             if arg is not None and tensor_like(arg.value):
                 nodes.append(arg.value)
             continue
