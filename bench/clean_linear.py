@@ -68,7 +68,8 @@ def main() -> None:
     if "--json" in sys.argv:
         print(json.dumps(rows, indent=1))
         return
-    print(f"{'shape':<26} {'layout':<9} {'clean at 1/4, 1/2, 1 of the size (s)':<38} {'x per doubling':>14} {'understand (s)':>15}")
+    print(f"{'shape':<26} {'layout':<9} {'clean at 1/4, 1/2, 1 of the size (s)':<38} {'x per doubling':>14} "
+          f"{'understand (s)':>15}")
     for r in rows:
         layout = "one line" if r["one_line"] else "1 MB"
         times = ", ".join(f"{s:.4f}" for s in r["clean_seconds"])

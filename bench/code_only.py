@@ -42,7 +42,7 @@ def evaluate(rows: list[dict], *, log=print) -> dict:
         start = time.monotonic()
         first = []
 
-        def progress(stage: str, done: int, total: int) -> None:
+        def progress(stage: str, done: int, total: int, *, first=first, start=start) -> None:
             if done >= 1 and not first:
                 first.append(time.monotonic() - start)
 

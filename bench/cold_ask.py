@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-QUESTION = "RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed)."
+QUESTION = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors "
+            "after they have already been freed).")
 HEAVY = ("torch", "transformers", "sentence_transformers", "sklearn", "scipy", "libcst", "alembic")
 
 
@@ -41,7 +42,7 @@ def heavy_modules(env: dict) -> list[str]:
     code = ("import sys\nfrom bot.cli import main\nmain(['ask', sys.argv[1]])\n"
             f"print('MODULES', sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", code, QUESTION], capture_output=True, text=True, env=env, cwd=REPO)
-    line = next((l for l in out.stderr.splitlines() if l.startswith("MODULES")), "MODULES ?")
+    line = next((err for err in out.stderr.splitlines() if err.startswith("MODULES")), "MODULES ?")
     return eval(line.split(" ", 1)[1])  # our own printout of a sorted list
 
 
@@ -49,7 +50,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--record", action="store_true", help="let ask record its answer (the default outside this bench is on)")
+    parser.add_argument("--record", action="store_true",
+                        help="let ask record its answer (the default outside this bench is on)")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     if not args.record:
@@ -83,7 +85,8 @@ def main() -> int:
             print(f"ask {r['ask_s']:.2f} s ({r['ask_rss_mb']} MB)  import torch {r['torch_s']:.2f} s "
                   f"({r['torch_rss_mb']} MB)  ratio {r['ratio']:.2f}")
         print(f"median ratio {result['ratio_median']:.2f} (goal <= 1.5); peak RSS ask {result['ask_peak_rss_mb']} MB, "
-              f"torch {result['torch_peak_rss_mb']} MB; heavy modules in ask: {result['heavy_modules_imported_by_ask']}; "
+              f"torch {result['torch_peak_rss_mb']} MB; "
+              f"heavy modules in ask: {result['heavy_modules_imported_by_ask']}; "
               f"load {result['loadavg'][0]:.1f}")
     return 0
 

@@ -156,7 +156,8 @@ def main() -> int:
             x = np.array([[r["feats"][k] for k in names] for r in rows])
             y = np.array([1.0 if r["right"] else 0.0 for r in rows])
             bias, coef = fit(x, y, np.ones(len(y)))
-            model[part] = {"bias": round(bias, 4), "coef": {k: round(float(c), 4) for k, c in zip(names, coef)},
+            model[part] = {"bias": round(bias, 4),
+                           "coef": {k: round(float(c), 4) for k, c in zip(names, coef, strict=True)},
                            "lines": len(rows), "right": int(y.sum())}
         # the guard: entries that were the best match of dev negatives without a signature
         decide(dev, model, 0.5)

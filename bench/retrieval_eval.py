@@ -69,7 +69,7 @@ def main() -> int:
                           f"{m['p50_ms']:>7.1f} {m['p95_ms']:>7.1f}")
                     results[f"{split}/{path.stem}/{name}"] = m
                     if args.misses and retriever == "hybrid" and fusion == fusions[0]:
-                        for (number, text, _), row in zip(rows, report["rows"]):
+                        for (number, text, _), row in zip(rows, report["rows"], strict=True):
                             if row["predicted"][:1] != [row["expected"]]:
                                 short = text.replace("\n", " ⏎ ")[-160:]
                                 print(f"     miss line {number}: want {row['expected']} got {row['predicted'][:3]}\n"

@@ -22,7 +22,7 @@ import bm25s  # noqa: E402
 
 from bot.retrieval.evaluate import read_eval_file  # noqa: E402
 from bot.retrieval.engine import get_engine  # noqa: E402
-from bot.retrieval.legs import PRIMARY, bm25_query_tokens, signature_leg  # noqa: E402
+from bot.retrieval.legs import PRIMARY, signature_leg  # noqa: E402
 from bot.retrieval.query import understand  # noqa: E402
 from bot.retrieval import tokenize as tok  # noqa: E402
 
@@ -60,7 +60,7 @@ def main() -> int:
 
     data = []
     for split_file in ("pasted", "questions"):
-        for number, text, expected in read_eval_file(REPO / "eval" / "dev" / f"{split_file}.jsonl"):
+        for _number, text, expected in read_eval_file(REPO / "eval" / "dev" / f"{split_file}.jsonl"):
             entry = engine.kb.resolve(expected)
             if entry is None:
                 continue

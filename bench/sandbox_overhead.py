@@ -97,7 +97,7 @@ def main() -> int:
                 "bare_exit_p50_ms": ms(bx), "bare_exit_p95_ms": ms(bx, 0.95),
                 "sandbox_p50_ms": ms(s), "sandbox_p95_ms": ms(s, 0.95),
                 "overhead_p50_ms": ms(s) - ms(bx), "overhead_p95_ms": ms(s, 0.95) - ms(bx, 0.95),
-                "paired_p50_ms": 1000 * statistics.median(y - x for x, y in zip(bx, s)),
+                "paired_p50_ms": 1000 * statistics.median(y - x for x, y in zip(bx, s, strict=True)),
             })
 
     load = os.getloadavg()[0]

@@ -108,8 +108,10 @@ def main() -> int:
                               "verify_sandbox_per_run_largest_run": max(cold_peak)},
         # Paired in each repeat: the whole verification against one bare run measured just
         # before it (issue 15's goal for the warm verification: at most 1.5).
-        "ratio_verify_warm_to_bare_median": round(statistics.median(w / b for w, b in zip(warm, bare)), 3),
-        "ratio_verify_sandbox_per_run_to_bare_median": round(statistics.median(c / b for c, b in zip(cold, bare)), 3),
+        "ratio_verify_warm_to_bare_median":
+            round(statistics.median(w / b for w, b in zip(warm, bare, strict=True)), 3),
+        "ratio_verify_sandbox_per_run_to_bare_median":
+            round(statistics.median(c / b for c, b in zip(cold, bare, strict=True)), 3),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -122,7 +124,8 @@ def main() -> int:
     print(f"  one verification = {result['runs_per_verification']} sandbox runs")
     print(f"  paired ratio verify/bare (median): warm {result['ratio_verify_warm_to_bare_median']:.2f} (goal <= 1.5), "
           f"a sandbox per run {result['ratio_verify_sandbox_per_run_to_bare_median']:.2f}")
-    print("  peak memory: " + ", ".join(f"{k} {(v or 0) / 2**20:.0f} MiB" for k, v in result["peak_memory_bytes"].items()))
+    print("  peak memory: " + ", ".join(f"{k} {(v or 0) / 2**20:.0f} MiB"
+                                        for k, v in result["peak_memory_bytes"].items()))
     print("  statuses: " + ", ".join(f"{k}={v}" for k, v in result["statuses"].items()))
     for note in result["notes"]:
         print(f"  note: {note}")

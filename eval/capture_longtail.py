@@ -587,3 +587,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+# jit_try's `except Exception` is the snippet TorchScript rejects, and its source line is part of the
+# captured message: a line comment there would change the message, hence this file-wide exemption.
+# ruff: noqa: BLE001

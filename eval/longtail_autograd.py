@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .longtail_common import (RAN, RAN_FRAMES, known, known_gpu, line, msg, ran, rows, thread, thread_tb,
                               warning)
-from .render import BACKWARD, CALL, at, chained, fence, prefixed, rich_box, slack_escape, sp, traceback
+from .render import BACKWARD, at, fence, slack_escape, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

@@ -8,7 +8,7 @@ from the known wording of a release, as its note says."""
 from __future__ import annotations
 
 from .longtail_common import known, known_gpu, line, ran, thread, thread_tb
-from .render import BACKWARD, CALL, LINEAR, at, chained, fence, prefixed, slack_escape, sp, traceback
+from .render import CALL, at, prefixed, slack_escape, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import render
 from .longtail_common import (RAN, RAN_FRAMES, RAN_LOG, known, line, log, msg, ran, rows, thread, thread_tb)
-from .render import at, chained, fence, slack_escape, sp, traceback
+from .render import at, chained, slack_escape, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import re
 
-from .longtail_common import (RAN, RAN_FRAMES, RAN_LOG, known, known_gpu, line, log, msg, ran, rows, thread,
-                              thread_tb)
-from .render import CALL, at, chained, fence, prefixed, rich_box, slack_escape, sp, traceback
+from .longtail_common import RAN, RAN_FRAMES, RAN_LOG, known, line, log, msg, ran, rows, thread, thread_tb
+from .render import CALL, at, fence, prefixed, slack_escape, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

@@ -5,7 +5,7 @@ gather, one_hot and index dtypes."""
 from __future__ import annotations
 
 from .longtail_common import (RAN, RAN_FRAMES, known, line, msg, ran, rows, thread, thread_tb, warning)
-from .render import CALL, at, chained, fence, rich_box, slack_escape, sp, traceback
+from .render import CALL, at, fence, slack_escape, sp, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

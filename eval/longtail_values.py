@@ -5,7 +5,7 @@ integer tensors that require grad, meta tensors."""
 from __future__ import annotations
 
 from .longtail_common import RAN, RAN_FRAMES, known, known_gpu, line, msg, ran, rows, thread, thread_tb
-from .render import CALL, at, chained, fence, slack_escape, sp, traceback
+from .render import at, slack_escape, traceback
 from .sample import sample
 
 ITEMS: list[dict] = []

@@ -6,7 +6,7 @@ would plausibly also cover) so that none of them belongs to a covered class.
 
 from __future__ import annotations
 
-from .negative_line import known, neg, thread
+from .negative_line import neg, thread
 
 K = "neg-pytorch-uncovered"
 

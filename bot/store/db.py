@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot import settings
 from bot import backoff
@@ -65,7 +66,8 @@ def _server_engine(url: str) -> Engine:
         try:
             conn = dialect.connect(*cargs, **cparams)
         except Exception as exc:
-            backoff.failed(key, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''}")
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            backoff.failed(key, f"{type(exc).__name__}: {first}")
             raise
         backoff.succeeded(key)
         return conn
@@ -141,7 +143,7 @@ def _at_head(engine: Engine) -> bool:
     try:
         with engine.connect() as conn:
             rows = conn.execute(text("SELECT version_num FROM alembic_version")).fetchall()
-    except Exception:  # no table yet, or no database yet
+    except SQLAlchemyError:  # no table yet, or no database yet
         return False
     return [r[0] for r in rows] == [head]
 

@@ -43,7 +43,8 @@ WORDS: dict[str, dict[str, str]] = {
     "not_sure": {"en": "I'm not sure which known error this is, so I won't guess.",
                  "ko": "어떤 알려진 오류인지 확실하지 않아 추측하지 않겠습니다.",
                  "zh": "我不确定这是哪一种已知错误，所以不做猜测。"},
-    "closest": {"en": "Closest, with low confidence", "ko": "가장 가까운 후보 (낮은 신뢰도)", "zh": "最接近的候选（置信度低）"},
+    "closest": {"en": "Closest, with low confidence", "ko": "가장 가까운 후보 (낮은 신뢰도)",
+                "zh": "最接近的候选（置信度低）"},
     "not_sure_hint": {"en": "Paste the full traceback (the last lines matter most) and I'll try again.",
                       "ko": "전체 트레이스백(특히 마지막 줄)을 붙여 주시면 다시 찾아보겠습니다.",
                       "zh": "请贴出完整的 traceback（最后几行最重要），我会再试一次。"},
@@ -56,12 +57,14 @@ WORDS: dict[str, dict[str, str]] = {
     "shared_by": {"en": "Shared by <@{user}>", "ko": "<@{user}> 님이 공유함", "zh": "由 <@{user}> 分享"},
     "usage": {"en": "Usage: `/troubleshoot <error text or traceback>`. Only you will see the answer; "
                     "a button shares it with the channel.",
-              "ko": "사용법: `/troubleshoot <오류 메시지 또는 트레이스백>`. 답변은 본인에게만 보이며 버튼으로 채널에 공유할 수 있습니다.",
+              "ko": "사용법: `/troubleshoot <오류 메시지 또는 트레이스백>`. 답변은 본인에게만 보이며 "
+                    "버튼으로 채널에 공유할 수 있습니다.",
               "zh": "用法：`/troubleshoot <错误信息或 traceback>`。答案只有你能看到，可以用按钮分享到频道。"},
     "working": {"en": "Looking this up…", "ko": "찾아보는 중…", "zh": "正在查找…"},
     "no_error": {"en": "I couldn't find an error message here. Mention me in a thread under the error, or "
                        "paste the traceback.",
-                 "ko": "여기서 오류 메시지를 찾지 못했습니다. 오류가 있는 스레드에서 저를 멘션하거나 트레이스백을 붙여 주세요.",
+                 "ko": "여기서 오류 메시지를 찾지 못했습니다. 오류가 있는 스레드에서 저를 멘션하거나 "
+                       "트레이스백을 붙여 주세요.",
                  "zh": "这里没有找到错误信息。请在报错消息的线程里提及我，或贴出 traceback。"},
     "apology": {"en": "Sorry, something went wrong on my side. Reference: `{ref}`.",
                 "ko": "죄송합니다. 처리 중 문제가 생겼습니다. 참조 번호: `{ref}`.",
@@ -86,8 +89,8 @@ WORDS: dict[str, dict[str, str]] = {
     "already_running": {"en": "You already have a verification running; I'll start another when it ends.",
                         "ko": "이미 실행 중인 검증이 있습니다. 끝난 뒤에 다시 시도해 주세요.",
                         "zh": "你已有一个验证正在运行，请等它结束后再试。"},
-    "paste_snippet": {"en": "Paste a minimal snippet that raises the error", "ko": "오류를 내는 최소 재현 코드를 붙여 넣으세요",
-                      "zh": "粘贴一个能触发该错误的最小代码片段"},
+    "paste_snippet": {"en": "Paste a minimal snippet that raises the error",
+                      "ko": "오류를 내는 최소 재현 코드를 붙여 넣으세요", "zh": "粘贴一个能触发该错误的最小代码片段"},
     "snippet_label": {"en": "Repro snippet (Python)", "ko": "재현 코드 (Python)", "zh": "复现代码（Python）"},
     "run": {"en": "Run", "ko": "실행", "zh": "运行"},
     "cancel": {"en": "Cancel", "ko": "취소", "zh": "取消"},
@@ -123,8 +126,8 @@ WORDS: dict[str, dict[str, str]] = {
                       "zh": "谢谢，已记录，会改进之后的回答。"},
     "already_voted": {"en": "You already voted {vote} on this answer.", "ko": "이 답변에 이미 {vote}를 누르셨습니다.",
                       "zh": "你已经对这个回答投过 {vote}。"},
-    "already_shared": {"en": "This answer is already shared in the channel.", "ko": "이 답변은 이미 채널에 공유되었습니다.",
-                       "zh": "这个回答已经分享到频道了。"},
+    "already_shared": {"en": "This answer is already shared in the channel.",
+                       "ko": "이 답변은 이미 채널에 공유되었습니다.", "zh": "这个回答已经分享到频道了。"},
     "moved_to_dm": {"en": "I can't post here, so I sent the answer to <@{user}> in a direct message.",
                     "ko": "여기에 글을 올릴 수 없어 <@{user}> 님께 DM으로 답변을 보냈습니다.",
                     "zh": "我无法在这里发帖，已通过私信把答案发给 <@{user}>。"},
@@ -133,8 +136,8 @@ WORDS: dict[str, dict[str, str]] = {
     "verify_now": {"en": "now trying", "ko": "지금 시도 중", "zh": "正在尝试"},
     "verify_for": {"en": "Requested by <@{user}>", "ko": "<@{user}> 님의 요청", "zh": "由 <@{user}> 发起"},
     "verify_fixed_by": {"en": "fixed by {fixes}", "ko": "해결한 방법: {fixes}", "zh": "有效的修复：{fixes}"},
-    "verify_none_fixed": {"en": "none of the fixes made the error go away", "ko": "어떤 해결책도 오류를 없애지 못했습니다",
-                          "zh": "没有一个修复能消除该错误"},
+    "verify_none_fixed": {"en": "none of the fixes made the error go away",
+                          "ko": "어떤 해결책도 오류를 없애지 못했습니다", "zh": "没有一个修复能消除该错误"},
     "verify_off": {"en": "Verification is turned off in this channel.", "ko": "이 채널에서는 검증이 꺼져 있습니다.",
                    "zh": "本频道已关闭验证功能。"},
     # App Home
@@ -145,7 +148,8 @@ WORDS: dict[str, dict[str, str]] = {
     "home_unsure": {"en": "(no confident answer)", "ko": "(확실한 답 없음)", "zh": "（没有可靠的答案）"},
     "home_verified": {"en": "verified in the sandbox", "ko": "샌드박스에서 검증함", "zh": "已在沙箱中验证"},
     "home_not_reproduced": {"en": "snippet did not reproduce", "ko": "재현되지 않음", "zh": "未能复现"},
-    "home_admin": {"en": "Workspace overview (admins)", "ko": "워크스페이스 현황 (관리자)", "zh": "工作区概况（管理员）"},
+    "home_admin": {"en": "Workspace overview (admins)", "ko": "워크스페이스 현황 (관리자)",
+                   "zh": "工作区概况（管理员）"},
     "most_asked": {"en": "Most-asked errors", "ko": "가장 많이 물어본 오류", "zh": "最常被问的错误"},
     "unanswered": {"en": "Asked, but no confident answer", "ko": "확실한 답이 없었던 질문", "zh": "没有可靠答案的问题"},
     "home_fix_rates": {"en": "Verified fix rates (sandbox runs)", "ko": "검증된 해결률 (샌드박스 실행)",
@@ -159,7 +163,8 @@ WORDS: dict[str, dict[str, str]] = {
     "on": {"en": "on", "ko": "켜짐", "zh": "开"},
     "off": {"en": "off", "ko": "꺼짐", "zh": "关"},
     "config_lang_auto": {"en": "the asker's", "ko": "질문자의 언어", "zh": "提问者的语言"},
-    "config_now": {"en": "Settings for <#{channel}>: auto-answer *{auto}*, language *{language}*, Verify fix *{verify}*.",
+    "config_now": {"en": "Settings for <#{channel}>: auto-answer *{auto}*, language *{language}*, "
+                         "Verify fix *{verify}*.",
                    "ko": "<#{channel}> 설정: 자동 답변 *{auto}*, 언어 *{language}*, 해결책 검증 *{verify}*.",
                    "zh": "<#{channel}> 的设置：自动回答 *{auto}*，语言 *{language}*，验证修复 *{verify}*。"},
     "config_usage": {"en": "Change them with `/troubleshoot config auto=on|off lang=en|ko|zh|auto verify=on|off` "
@@ -168,7 +173,8 @@ WORDS: dict[str, dict[str, str]] = {
                            "(워크스페이스 관리자와 채널 생성자).",
                      "zh": "用 `/troubleshoot config auto=on|off lang=en|ko|zh|auto verify=on|off` 修改"
                            "（工作区管理员和频道创建者）。"},
-    "config_bad": {"en": "I don't understand: `{words}`.", "ko": "이해하지 못했습니다: `{words}`.", "zh": "无法理解：`{words}`。"},
+    "config_bad": {"en": "I don't understand: `{words}`.", "ko": "이해하지 못했습니다: `{words}`.",
+                   "zh": "无法理解：`{words}`。"},
     "config_denied": {"en": "Only workspace admins and the channel's creator can change this channel's settings.",
                       "ko": "워크스페이스 관리자와 채널 생성자만 이 채널의 설정을 바꿀 수 있습니다.",
                       "zh": "只有工作区管理员和频道创建者可以修改本频道的设置。"},
@@ -182,8 +188,10 @@ WORDS: dict[str, dict[str, str]] = {
     "code_ran_clean_hint": {
         "en": "If it fails for you, paste the error it prints (the last lines of the traceback), or the "
               "part of the code that differs from this snippet.",
-        "ko": "실행 환경에서 실패한다면 출력된 오류(트레이스백의 마지막 줄)나 이 스니펫과 다른 부분의 코드를 붙여 주세요.",
-        "zh": "如果在你那里会失败，请贴出它打印的错误（traceback 的最后几行），或与这段代码不同的部分。",
+        "ko": "실행 환경에서 실패한다면 출력된 오류(트레이스백의 마지막 줄)나 이 스니펫과 다른 부분의 "
+              "코드를 붙여 주세요.",
+        "zh": "如果在你那里会失败，请贴出它打印的错误（traceback 的最后几行），"
+              "或与这段代码不同的部分。",
     },
     "code_raised": {
         "en": "Ran your snippet on torch {torch} ({device}): it raised {error}.",
@@ -193,8 +201,10 @@ WORDS: dict[str, dict[str, str]] = {
     "code_timeout": {
         "en": "Ran your snippet on torch {torch} ({device}): it did not finish within the sandbox's time limit, "
               "so there is no error to answer from.",
-        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 샌드박스 시간 제한 안에 끝나지 않아 답할 오류가 없습니다.",
-        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它没有在沙箱的时间限制内结束，因此没有可以分析的错误。",
+        "ko": "torch {torch} ({device})에서 스니펫을 실행했지만 샌드박스 시간 제한 안에 끝나지 않아 "
+              "답할 오류가 없습니다.",
+        "zh": "在 torch {torch}（{device}）上运行了你的代码片段：它没有在沙箱的时间限制内结束，"
+              "因此没有可以分析的错误。",
     },
     "code_limit": {
         "en": "Ran your snippet on torch {torch} ({device}): {why}, so there is no Python error to answer from.",
@@ -205,22 +215,24 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "This is Python code without an error message, but not a whole program: it uses {names} without "
               "defining or importing {them}, so I can't run it. Paste the error it raises (the traceback), or a "
               "snippet that runs on its own.",
-        "ko": "오류 메시지 없이 파이썬 코드만 있는데, 완전한 프로그램이 아닙니다: {names}을(를) 정의하거나 import하지 않고 "
-              "사용하므로 실행할 수 없습니다. 발생한 오류(트레이스백)나 단독으로 실행되는 스니펫을 붙여 주세요.",
+        "ko": "오류 메시지 없이 파이썬 코드만 있는데, 완전한 프로그램이 아닙니다: "
+              "{names}을(를) 정의하거나 import하지 않고 사용하므로 실행할 수 없습니다. "
+              "발생한 오류(트레이스백)나 단독으로 실행되는 스니펫을 붙여 주세요.",
         "zh": "这是一段没有错误信息的 Python 代码，但不是完整的程序：它使用了 {names}，却没有定义或导入，所以无法运行。"
               "请贴出它抛出的错误（traceback），或一段可以单独运行的代码。",
     },
     "code_not_run": {
         "en": "This is Python code without an error message ({lines} lines); not run (--no-run). Without "
               "--no-run it runs in the sandbox and the answer comes from the error it really raises.",
-        "ko": "오류 메시지 없는 파이썬 코드입니다 ({lines}줄). --no-run이라 실행하지 않았습니다. --no-run 없이 실행하면 "
-              "샌드박스에서 돌려 실제 발생한 오류로 답합니다.",
+        "ko": "오류 메시지 없는 파이썬 코드입니다 ({lines}줄). --no-run이라 실행하지 않았습니다. "
+              "--no-run 없이 실행하면 샌드박스에서 돌려 실제 발생한 오류로 답합니다.",
         "zh": "这是一段没有错误信息的 Python 代码（{lines} 行）；因为 --no-run 没有运行。去掉 --no-run 会在沙箱中运行，"
               "并根据实际抛出的错误回答。",
     },
     "code_running": {"en": "Running your snippet in the sandbox…", "ko": "샌드박스에서 스니펫을 실행하는 중…",
                      "zh": "正在沙箱中运行你的代码片段…"},
-    "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과", "zh": "在你的代码上尝试的结果"},
+    "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과",
+                       "zh": "在你的代码上尝试的结果"},
     # --- instead of an entry: no error, or another library's (bot/answer/notices.py) ---
     "notice_no_error": {
         "en": "I answer PyTorch errors, and I don't see one in this message. Paste the error you get "
@@ -232,13 +244,14 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "notice_other_library": {
         "en": "This error comes from {name}, not from PyTorch ({evidence}), so no PyTorch entry fits it. {look_for}",
-        "ko": "이 오류는 PyTorch가 아니라 {name}에서 발생했습니다({evidence}). 그래서 PyTorch 항목으로 답하지 않습니다. "
-              "{look_for}",
+        "ko": "이 오류는 PyTorch가 아니라 {name}에서 발생했습니다({evidence}). "
+              "그래서 PyTorch 항목으로 답하지 않습니다. {look_for}",
         "zh": "这个错误来自 {name}，不是 PyTorch（{evidence}），所以没有对应的 PyTorch 条目。{look_for}",
     },
     "other_by_exception": {"en": "the exception is {x}", "ko": "예외 타입 {x}", "zh": "异常类型为 {x}"},
     "other_by_frame": {"en": "it was raised in {x}", "ko": "{x}에서 발생", "zh": "在 {x} 中抛出"},
-    "other_by_message": {"en": "{name} prints \"{x}\"", "ko": "\"{x}\"는 {name}의 메시지", "zh": "\"{x}\" 是 {name} 的信息"},
+    "other_by_message": {"en": "{name} prints \"{x}\"", "ko": "\"{x}\"는 {name}의 메시지",
+                         "zh": "\"{x}\" 是 {name} 的信息"},
     # --- the evidence behind a rate (bot/evidence/display.py); {s}: the English plural ending ---
     "evidence_fixed": {"en": "fixed {k} of {n} verified run{s}", "ko": "검증 실행 {n}회 중 {k}회 해결",
                        "zh": "{n} 次验证运行中 {k} 次修复"},
@@ -261,7 +274,8 @@ WORDS: dict[str, dict[str, str]] = {
     "search_hint": {"en": "Filter by words of the error message, the title or the id",
                     "ko": "오류 메시지, 제목, id의 단어로 거르기", "zh": "按错误信息、标题或 id 中的词筛选"},
     "search_button": {"en": "Search", "ko": "검색", "zh": "搜索"},
-    "no_results": {"en": "No entry matches “{q}”.", "ko": "“{q}”에 맞는 항목이 없습니다.", "zh": "没有与“{q}”匹配的条目。"},
+    "no_results": {"en": "No entry matches “{q}”.", "ko": "“{q}”에 맞는 항목이 없습니다.",
+                   "zh": "没有与“{q}”匹配的条目。"},
     "results": {"en": "{n} of {total} entries match “{q}”.", "ko": "항목 {total}개 중 {n}개가 “{q}”에 맞습니다.",
                 "zh": "{total} 个条目中有 {n} 个与“{q}”匹配。"},
     "dashboard": {"en": "Dashboard", "ko": "대시보드", "zh": "统计面板"},
@@ -272,7 +286,8 @@ WORDS: dict[str, dict[str, str]] = {
     "exception": {"en": "Exception", "ko": "예외", "zh": "异常"},
     "fix_rate": {"en": "Best measured fix rate", "ko": "측정된 최고 해결률", "zh": "实测最佳修复率"},
     "no_measured": {"en": "No fix measured yet: every rate below is a team estimate, not yet verified.",
-                    "ko": "아직 측정된 해결 방법이 없습니다. 아래의 해결률은 모두 팀 추정치이며 아직 검증되지 않았습니다.",
+                    "ko": "아직 측정된 해결 방법이 없습니다. 아래의 해결률은 모두 팀 추정치이며 "
+                          "아직 검증되지 않았습니다.",
                     "zh": "尚无实测的修复方法：下面的比率都是团队估计，尚未验证。"},
     "answers": {"en": "answers given", "ko": "답변 횟수", "zh": "回答次数"},
     "verifications": {"en": "verified runs", "ko": "검증 실행", "zh": "验证运行"},
@@ -311,11 +326,12 @@ WORDS: dict[str, dict[str, str]] = {
     "failed": {"en": "failed", "ko": "실패", "zh": "失败"},
     "held": {"en": "held", "ko": "보류", "zh": "暂缓计入"},
     "nearest_entry": {"en": "nearest entry", "ko": "가장 가까운 항목", "zh": "最接近的条目"},
-    "without_runs": {"en": "Entries without a verified fix run", "ko": "검증 실행이 없는 항목", "zh": "没有验证运行的条目"},
+    "without_runs": {"en": "Entries without a verified fix run", "ko": "검증 실행이 없는 항목",
+                     "zh": "没有验证运行的条目"},
     "count": {"en": "times", "ko": "회", "zh": "次"},
     "week": {"en": "week of", "ko": "주 시작일", "zh": "周起始日"},
-    "question": {"en": "Question (paths, numbers and names replaced)", "ko": "질문 (경로, 숫자, 이름은 자리표시자로 바꿈)",
-                 "zh": "提问（路径、数字和名称已替换为占位符）"},
+    "question": {"en": "Question (paths, numbers and names replaced)",
+                 "ko": "질문 (경로, 숫자, 이름은 자리표시자로 바꿈)", "zh": "提问（路径、数字和名称已替换为占位符）"},
     "not_reproducible": {"en": "Not reproducible on the current torch", "ko": "현재 torch에서는 재현되지 않음",
                          "zh": "在当前 torch 上无法复现"},
     "aliases": {"en": "Also known as", "ko": "다른 id", "zh": "别名"},

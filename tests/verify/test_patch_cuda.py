@@ -54,7 +54,8 @@ FLASH_MODULE_REPRO = dedent("""\
 def test_sdpa_allow_math_fallback(try_patch):
     out = try_patch(FLASH_REPRO, "sdpa-allow-math-fallback", fails_with=NO_KERNEL)
     assert "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):" in out.patch.code
-    assert out.patch.code.replace("[SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]", "SDPBackend.FLASH_ATTENTION") == FLASH_REPRO
+    assert out.patch.code.replace("[SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]",
+                                  "SDPBackend.FLASH_ATTENTION") == FLASH_REPRO
     out.ok()
     assert "torch.Size([2, 4, 16, 64])" in out.patched.output
 
@@ -86,7 +87,8 @@ def test_force_enable_flash_sdp_still_fails(try_patch):
 
 
 def test_sdpa_patches_do_not_apply_without_a_restriction():
-    code = "import torch\nq = torch.randn(2, 4, 16, 32)\nout = torch.nn.functional.scaled_dot_product_attention(q, q, q[..., :3])\n"
+    code = ("import torch\nq = torch.randn(2, 4, 16, 32)\n"
+            "out = torch.nn.functional.scaled_dot_product_attention(q, q, q[..., :3])\n")
     failure = Failure(type="RuntimeError", message="No available kernel.  Aborting execution.", line=3)
     for name in ("sdpa-allow-math-fallback", "remove-sdpa-kernel-restriction", "force-enable-flash-sdp"):
         result = registry.get(name).apply(code, failure)
@@ -94,7 +96,8 @@ def test_sdpa_patches_do_not_apply_without_a_restriction():
 
 
 def test_sdpa_allow_math_fallback_when_math_is_already_there():
-    code = FLASH_REPRO.replace("sdpa_kernel(SDPBackend.FLASH_ATTENTION)", "sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])")
+    code = FLASH_REPRO.replace("sdpa_kernel(SDPBackend.FLASH_ATTENTION)",
+                               "sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])")
     result = apply_patch("sdpa-allow-math-fallback", code, line=9, message=NO_KERNEL)
     assert not result.applicable and "already" in result.reason
 
@@ -104,7 +107,8 @@ def test_sdpa_allow_math_fallback_on_the_older_sdp_kernel():
         import torch
         q = torch.randn(1, 2, 8, 16, device="cuda", dtype=torch.float16)
         with torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False):
-            out = torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(8, 8, device="cuda", dtype=torch.bool))
+            out = torch.nn.functional.scaled_dot_product_attention(
+                q, q, q, attn_mask=torch.ones(8, 8, device="cuda", dtype=torch.bool))
     """)
     result = apply_patch("sdpa-allow-math-fallback", code, line=4, message=NO_KERNEL)
     assert result.applicable, result.reason
@@ -184,7 +188,8 @@ def test_multiprocessing_spawn_replaces_fork(try_patch):
 
 def test_multiprocessing_spawn_under_the_main_guard(try_patch):
     out = try_patch(DEFAULT_START_REPRO, "multiprocessing-spawn", fails_with=FORK)
-    assert 'if __name__ == "__main__":\n    tmp.set_start_method("spawn", force=True)\n    with tmp.Pool(2)' in out.patch.code
+    assert ('if __name__ == "__main__":\n    tmp.set_start_method("spawn", force=True)\n'
+            '    with tmp.Pool(2)') in out.patch.code
     assert out.patched.exit_reason == "error"
     assert FORK not in out.message and NOT_COMPILED in out.message
 
@@ -228,8 +233,8 @@ def test_first_visible_gpu_rewrites_only_the_failing_line():
     result = apply_patch("first-visible-gpu", code, line=4, message="CUDA error: invalid device ordinal",
                          type_="torch.AcceleratorError")
     assert result.applicable, result.reason
-    assert ('x = torch.ones(2, device="cuda:0") + torch.zeros(2).cuda(0) + torch.ones(1, device=torch.device("cuda", 0))'
-            in result.code)
+    assert ('x = torch.ones(2, device="cuda:0") + torch.zeros(2).cuda(0) + '
+            'torch.ones(1, device=torch.device("cuda", 0))') in result.code
     assert "torch.cuda.set_device(3)" in result.code and 'device="cuda:0")\n' in result.code
     compile(result.code, "patched.py", "exec")
 
@@ -249,7 +254,8 @@ def test_first_visible_gpu_not_applicable_for_a_variable_index():
 def test_load_map_location_cpu():
     code = "import torch\nstate = torch.load('ckpt.pt')\nmodel = torch.nn.Linear(2, 2)\n"
     result = apply_patch("load-map-location-cpu", code, line=2, message="Attempting to deserialize")
-    assert result.code == "import torch\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\nmodel = torch.nn.Linear(2, 2)\n"
+    assert result.code == ("import torch\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\n"
+                           "model = torch.nn.Linear(2, 2)\n")
     other = apply_patch("load-map-location-cpu", code, line=3, message="x")
     assert not other.applicable and "torch.load" in other.reason
 

@@ -24,7 +24,8 @@ CASES = [
     ("random-split-lengths", "random-split-remainder", "Sum of input lengths", "ok"),
     ("random-split-lengths", "random-split-fractions", "Sum of input lengths", "ok"),
     ("random-split-lengths", "random-split-int-of-fractions", "Sum of input lengths", "Sum of input lengths"),
-    ("process-group-not-initialized", "init-process-group-guard", "Default process group has not been initialized", "ok"),
+    ("process-group-not-initialized", "init-process-group-guard", "Default process group has not been initialized",
+     "ok"),
     ("ddp-mark-ready-twice", "ddp-static-graph", "Expected to mark a variable ready only once", "ok"),
     ("ddp-mark-ready-twice", "checkpoint-non-reentrant", "Expected to mark a variable ready only once", "ok"),
     ("ddp-mark-ready-twice", "ddp-drop-find-unused", "Expected to mark a variable ready only once", "ok"),
@@ -69,14 +70,16 @@ def test_lambda_collate_becomes_a_module_level_function():
 
 
 def test_not_applicable_cases_say_why():
-    plain = "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nfor b in loader:\n    pass\n"
+    plain = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\n"
+             "for b in loader:\n    pass\n")
     assert "already loads in the main process" in apply_patch("num-workers-zero", plain, 4).reason
     assert "does not pass both shuffle" in apply_patch("drop-shuffle-with-sampler", plain, 4).reason
     assert "neither a lambda nor a function" in apply_patch("worker-fn-to-module-level", plain, 4).reason
     assert "calls no random_split" in apply_patch("random-split-remainder", plain, 4).reason
     assert "no convert_sync_batchnorm" in apply_patch("syncbn-convert-only-on-gpu", plain, 4).reason
     assert "no DistributedDataParallel" in apply_patch("ddp-static-graph", plain, 4).reason
-    assert "already calls init_process_group" in apply_patch("init-process-group-guard", entry_repro("syncbn-cpu"), 10).reason
+    guarded = apply_patch("init-process-group-guard", entry_repro("syncbn-cpu"), 10)
+    assert "already calls init_process_group" in guarded.reason
     closure = ("import torch\nfrom torch.utils.data import DataLoader\n\ndef make(pad):\n"
                "    def collate(batch):\n        return batch + [pad]\n"
                "    return DataLoader([1], num_workers=1, collate_fn=collate)\n\nfor b in make(0):\n    pass\n")

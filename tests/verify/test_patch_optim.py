@@ -144,7 +144,8 @@ def test_reshape_gradient_not_applicable_without_a_gradient():
 # derivative-not-implemented ------------------------------------------------------------------------
 
 def test_detach_nondifferentiable_input(try_patch):
-    out = try_patch(entry_repro("pytorch/derivative-not-implemented"), "detach-nondifferentiable-input", fails_with=DERIVATIVE)
+    out = try_patch(entry_repro("pytorch/derivative-not-implemented"), "detach-nondifferentiable-input",
+                    fails_with=DERIVATIVE)
     assert "cdf = torch.igamma(shape.detach(), t)" in out.patch.code
     out.ok()
 
@@ -177,14 +178,16 @@ def test_detach_input_not_applicable_without_an_argument_name():
 # deterministic-not-implemented ---------------------------------------------------------------------
 
 def test_deterministic_warn_only(try_patch):
-    out = try_patch(entry_repro("pytorch/deterministic-not-implemented"), "deterministic-warn-only", fails_with=DETERMINISTIC)
+    out = try_patch(entry_repro("pytorch/deterministic-not-implemented"), "deterministic-warn-only",
+                    fails_with=DETERMINISTIC)
     assert "torch.use_deterministic_algorithms(True, warn_only=True)" in out.patch.code
     out.ok()
     assert "does not have a deterministic implementation" in out.patched.output  # now a warning
 
 
 def test_cudnn_flags_still_fail(try_patch):
-    out = try_patch(entry_repro("pytorch/deterministic-not-implemented"), "cudnn-deterministic-flag", fails_with=DETERMINISTIC)
+    out = try_patch(entry_repro("pytorch/deterministic-not-implemented"), "cudnn-deterministic-flag",
+                    fails_with=DETERMINISTIC)
     assert "torch.use_deterministic_algorithms(True)\ntorch.backends.cudnn.deterministic = True\n" in out.patch.code
     out.fails(DETERMINISTIC)
 
@@ -247,7 +250,8 @@ def test_error_if_nonfinite_false_poisons_the_weights(try_patch):
 
 
 def test_skip_step_not_applicable_without_a_step():
-    result = apply_patch("skip-step-on-nonfinite-norm", "import torch\ntorch.nn.utils.clip_grad_norm_(ps, 1.0)\n", line=2)
+    result = apply_patch("skip-step-on-nonfinite-norm", "import torch\ntorch.nn.utils.clip_grad_norm_(ps, 1.0)\n",
+                         line=2)
     assert not result.applicable and "no optimizer step" in result.reason
 
 

@@ -346,7 +346,8 @@ def test_newer_opset_takes_the_version_from_the_message():
 
 def test_newer_opset_does_not_apply_when_already_new_enough():
     code = "import torch\ntorch.onnx.export(m, (x,), 'm.onnx', opset_version=20)\n"
-    result = apply_patch("onnx-newer-opset", code, 2, "Exporting the operator 'aten::linalg_eigh' to ONNX opset version 20 is not supported")
+    message = "Exporting the operator 'aten::linalg_eigh' to ONNX opset version 20 is not supported"
+    result = apply_patch("onnx-newer-opset", code, 2, message)
     assert not result.applicable and "already asks for opset 20" in result.reason
 
 

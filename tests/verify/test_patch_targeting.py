@@ -4,8 +4,6 @@ why when they cannot apply."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -41,8 +39,8 @@ def test_the_first_families_register_their_patches():
 def test_every_registered_patch_is_named_by_the_knowledge_base():
     from bot.kb.loader import load_knowledge
 
-    named = {item.patch for entry in load_knowledge().entries.values() for item in (*entry.workarounds, *entry.dead_ends)
-             if item.patch}
+    named = {item.patch for entry in load_knowledge().entries.values()
+             for item in (*entry.workarounds, *entry.dead_ends) if item.patch}
     assert set(registry.names()) - named == set(), "patches no entry uses"
 
 
@@ -89,7 +87,8 @@ def test_retain_graph_stays_in_the_failing_calls_function():
 
 
 def test_retain_graph_keeps_other_arguments_and_comments():
-    code = "import torch\nw = torch.ones(2, requires_grad=True)\nl = w.exp().sum()\nl.backward(inputs=[w])  # first\nl.backward()\n"
+    code = ("import torch\nw = torch.ones(2, requires_grad=True)\nl = w.exp().sum()\n"
+            "l.backward(inputs=[w])  # first\nl.backward()\n")
     result = apply("retain-graph", code, line=5)
     assert "l.backward(inputs=[w], retain_graph=True)  # first\nl.backward()\n" in result.code
 
@@ -138,20 +137,23 @@ def test_view_patch_inside_a_method_body():
 
 
 def test_no_grad_forward_keeps_comments_above_the_wrapped_lines():
-    code = "import torch\nw = torch.ones(1, requires_grad=True)\n# forward\ny = w * 3\nloss = y.sum()\nloss.backward()\nloss.backward()\n"
+    code = ("import torch\nw = torch.ones(1, requires_grad=True)\n# forward\ny = w * 3\nloss = y.sum()\n"
+            "loss.backward()\nloss.backward()\n")
     result = apply("no-grad-forward", code, line=7)
     assert "# forward\nwith torch.no_grad():\n    y = w * 3\n    loss = y.sum()\nloss.backward()" in result.code
 
 
 def test_no_grad_forward_imports_torch_when_the_snippet_did_not():
-    code = "from torch import nn, ones\nnet = nn.Linear(1, 1)\nout = net(ones(1)).sum()\nout.backward()\nout.backward()\n"
+    code = ("from torch import nn, ones\nnet = nn.Linear(1, 1)\nout = net(ones(1)).sum()\n"
+            "out.backward()\nout.backward()\n")
     result = apply("no-grad-forward", code, line=5)
     assert result.code.startswith("import torch\nfrom torch import nn, ones\n")
     assert "with torch.no_grad():\n    out = net(ones(1)).sum()" in result.code
 
 
 def test_recompute_forward_refuses_to_count_an_accumulation_twice():
-    code = "import torch\nw = torch.ones(1, requires_grad=True)\ntotal = w * 0\nfor i in range(2):\n    total += w * i\n    total.backward()\n"
+    code = ("import torch\nw = torch.ones(1, requires_grad=True)\ntotal = w * 0\n"
+            "for i in range(2):\n    total += w * i\n    total.backward()\n")
     result = apply("recompute-forward", code, line=6)
     assert not result.applicable and "accumulates" in result.reason
 
@@ -169,7 +171,8 @@ def test_allowlist_safe_globals_for_a_library_global():
     message = ("Weights only load failed. ... WeightsUnpickler error: Unsupported global: GLOBAL "
                "collections.Counter was not an allowed global by default.")
     result = apply("allowlist-safe-globals", "import torch\nstate = torch.load('ckpt.pt')\n", line=2, message=message)
-    assert "import importlib\ntorch.serialization.add_safe_globals([importlib.import_module('collections').Counter])\n" \
+    assert "import importlib\n" \
+           "torch.serialization.add_safe_globals([importlib.import_module('collections').Counter])\n" \
            "state = torch.load('ckpt.pt')" in result.code
 
 

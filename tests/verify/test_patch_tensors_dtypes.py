@@ -168,7 +168,8 @@ def test_half_to_bfloat16(try_patch):
 
 
 def test_half_dtype_argument_is_replaced_too(try_patch):
-    code = "import torch\nx = torch.randn(3, 3, dtype=torch.float16)\nfactor = torch.linalg.cholesky(x @ x.T + 3 * torch.eye(3, dtype=torch.half))\n"
+    code = ("import torch\nx = torch.randn(3, 3, dtype=torch.float16)\n"
+            "factor = torch.linalg.cholesky(x @ x.T + 3 * torch.eye(3, dtype=torch.half))\n")
     out = try_patch(code, "half-to-float32", fails_with=HALF)
     assert "dtype=torch.float32" in out.patch.code and "torch.half" not in out.patch.code
     assert out.patched.exit_reason == "ok", out.patched.error

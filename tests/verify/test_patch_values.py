@@ -354,7 +354,8 @@ def test_numpy_array_of_tensors_leads_to_numpy_requires_grad(try_patch):
 
 
 def test_tensor_list_patches_keep_dtype_and_device():
-    result = apply_patch("stack-tensor-list", "import torch\nb = torch.tensor(xs, dtype=torch.float16, device=dev)\n", line=2)
+    result = apply_patch("stack-tensor-list", "import torch\nb = torch.tensor(xs, dtype=torch.float16, device=dev)\n",
+                         line=2)
     assert result.code == "import torch\nb = torch.stack(xs).to(dtype=torch.float16, device=dev)\n"
 
 
@@ -436,6 +437,21 @@ def test_safe_where_branch(try_patch):
     assert "torch.sqrt(torch.where(x > 0, x, torch.ones_like(x)))" in out.patch.code
     out.ok()
     assert "tensor([0.2500, 0.0000])" in out.patched.output
+
+
+def test_safe_where_branch_guards_function_and_method_calls_alike():
+    code = dedent("""\
+        import torch
+        x = torch.tensor([4.0, -1.0], requires_grad=True)
+        y = torch.where(x > 0, torch.sqrt(x), torch.zeros_like(x))
+        z = torch.where(x > 0, x.sqrt(), torch.zeros_like(x))
+        (y + z).sum().backward()
+    """)
+    message = "Function 'SqrtBackward0' returned nan values in its 0th output."
+    result = apply_patch("safe-where-branch", code, line=5, message=message)
+    assert "y = torch.where(x > 0, torch.sqrt(torch.where(x > 0, x, torch.ones_like(x))), " in result.code
+    assert "z = torch.where(x > 0, torch.where(x > 0, x, torch.ones_like(x)).sqrt(), " in result.code
+    assert "on line(s) 3, 4" in result.note
 
 
 def test_nan_to_num_output_still_fails(try_patch):

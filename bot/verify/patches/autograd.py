@@ -8,8 +8,8 @@ import re
 import libcst as cst
 
 from bot.verify.patches.base import Failure, NotApplicable, PatchResult
-from bot.verify.patches.calls import (backward_tensor, call_method, dotted, failing_backward, first_line, is_backward,
-                                      kwarg, method, paren, positional, receiver, set_kwarg)
+from bot.verify.patches.calls import (backward_tensor, call_method, dotted, failing_backward, first_line, kwarg,
+                                      method, paren, positional, receiver, set_kwarg)
 from bot.verify.patches.registry import register
 from bot.verify.patches.source import Edits, Snippet, assigned_names, expression, statement
 
@@ -41,7 +41,8 @@ def _wrap_failing_statement(code: str, failure: Failure, why: str) -> PatchResul
 
 
 # Binding strength of binary operators, for deciding when `x op= v` needs `x op (v)`.
-PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 8}
+PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5,
+              "*": 6, "/": 6, "//": 6, "%": 6, "@": 6, "**": 8}
 BINARY_SYMBOLS = {cst.BitOr: "|", cst.BitXor: "^", cst.BitAnd: "&", cst.LeftShift: "<<", cst.RightShift: ">>",
                   cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
                   cst.Modulo: "%", cst.MatrixMultiply: "@", cst.Power: "**"}
@@ -236,10 +237,12 @@ def _inplace_ops(s: Snippet, stmt: cst.SimpleStatementLine, names: set[str]) -> 
             recv = receiver(call)
             if inplace_method(call) and isinstance(recv, cst.Name) and recv.value in names:
                 ops.append(InplaceOp(small, stmt, recv.value, "method", call))
-            elif first_name in names and kwarg(call, "inplace") is not None and s.text(kwarg(call, "inplace").value) == "True":
+            elif (first_name in names and kwarg(call, "inplace") is not None
+                  and s.text(kwarg(call, "inplace").value) == "True"):
                 ops.append(InplaceOp(small, stmt, first_name, "kwarg", call))
-            elif first_name in names and (dotted(call.func) or "").endswith("_") and isinstance(call.func, cst.Attribute) \
-                    and dotted(call.func).split(".")[0] in {"torch", "F", "nn", "functional"}:
+            elif (first_name in names and (dotted(call.func) or "").endswith("_")
+                  and isinstance(call.func, cst.Attribute)
+                  and dotted(call.func).split(".")[0] in {"torch", "F", "nn", "functional"}):
                 ops.append(InplaceOp(small, stmt, first_name, "function", call))
             elif first_name in names and s.text(call.func) in constructors:
                 ops.append(InplaceOp(small, stmt, first_name, "module", call, constructors[s.text(call.func)]))
@@ -291,7 +294,8 @@ def inplace_to_out_of_place(code: str, failure: Failure) -> PatchResult:
         target = op.call if op.kind == "kwarg" else op.constructor
         edits.replace_node(target, lambda u: set_kwarg(u, "inplace", "False"))
         if isinstance(op.small, cst.Expr) and op.small.value is op.call:
-            edits.replace_node(op.small, lambda u: cst.Assign(targets=[cst.AssignTarget(cst.Name(op.name))], value=u.value))
+            edits.replace_node(op.small, lambda u: cst.Assign(targets=[cst.AssignTarget(cst.Name(op.name))],
+                                                              value=u.value))
     return PatchResult.changed(edits.render(), f"{where} made out of place")
 
 
@@ -335,7 +339,7 @@ def remove_no_grad(code: str, failure: Failure) -> PatchResult:
     edits = Edits(s)
     done: set[int] = set()
     lines = []
-    for small, line_stmt in computed:
+    for small, _line_stmt in computed:
         for anc in s.ancestors(small):
             if isinstance(anc, cst.With) and id(anc) not in done and any(_disables_grad(s, i.item) for i in anc.items):
                 done.add(id(anc))
@@ -349,17 +353,19 @@ def remove_no_grad(code: str, failure: Failure) -> PatchResult:
         # functions called in the computation that are decorated with @torch.no_grad()
         for c in s.find([small], cst.Call, nested=True):
             if isinstance(c.func, cst.Name):
-                for fdef in s.find([s.module], cst.FunctionDef, lambda f: f.name.value == c.func.value, nested=True):
+                for fdef in s.find([s.module], cst.FunctionDef, lambda f, name=c.func.value: f.name.value == name,
+                                   nested=True):
                     bad = [d for d in fdef.decorators if _disables_grad(s, d.decorator)]
                     if bad and id(fdef) not in done:
                         done.add(id(fdef))
                         lines.append(s.line(fdef))
                         edits.replace_node(fdef, lambda u: u.with_changes(
                             decorators=[d for d in u.decorators if not _disables_grad(s, d.decorator)]))
-    for small, line_stmt in s.preceding(stmt):  # torch.set_grad_enabled(False) as a statement
+    for small, _line_stmt in s.preceding(stmt):  # torch.set_grad_enabled(False) as a statement
         if isinstance(small, cst.Expr) and _disables_grad(s, small.value):
             lines.append(s.line(small))
-            edits.replace_node(small.value, lambda u: u.with_changes(args=[u.args[0].with_changes(value=cst.Name("True"))]))
+            edits.replace_node(small.value, lambda u: u.with_changes(
+                args=[u.args[0].with_changes(value=cst.Name("True"))]))
     if edits.empty:
         raise NotApplicable("the computation of the differentiated tensor does not run under no_grad(), "
                             "inference_mode() or set_grad_enabled(False)")
@@ -385,15 +391,19 @@ def remove_detach(code: str, failure: Failure) -> PatchResult:
                 lines.add(s.line(a))
     if edits.empty:
         raise NotApplicable("no .detach() or .data on the path to the differentiated tensor")
-    return PatchResult.changed(edits.render(), f".detach()/.data removed on line(s) {', '.join(map(str, sorted(lines)))}")
+    return PatchResult.changed(edits.render(),
+                               f".detach()/.data removed on line(s) {', '.join(map(str, sorted(lines)))}")
 
 
+# A backslash at the end of a line joins it with the next in the string: the check's lines stay whole.
 GRAD_CHECK = '''\
 verify_scope = {{**globals(), **locals()}}
 verify_leaves = [p for v in list(verify_scope.values()) if isinstance(v, {torch}.nn.Module) for p in v.parameters()]
-verify_leaves += [v for v in list(verify_scope.values()) if isinstance(v, {torch}.Tensor) and v.is_leaf and v.requires_grad and v is not {loss}]
+verify_leaves += [v for v in list(verify_scope.values()) if isinstance(v, {torch}.Tensor) \
+and v.is_leaf and v.requires_grad and v is not {loss}]
 if verify_leaves and all(p.grad is None for p in verify_leaves):
-    raise RuntimeError("requires-grad-on-loss check: backward() ran, but no gradient reached the model's parameters (every .grad is None)")
+    raise RuntimeError("requires-grad-on-loss check: backward() ran, but no gradient reached the model's \
+parameters (every .grad is None)")
 '''
 
 
@@ -404,7 +414,8 @@ def requires_grad_on_loss(code: str, failure: Failure) -> PatchResult:
     stmt, call = failing_backward(s, failure.line)
     tensor = backward_tensor(call)
     if not isinstance(tensor, cst.Name):
-        raise NotApplicable(f"the failing backward differentiates `{s.text(tensor) if tensor else '?'}`, not a variable")
+        what = s.text(tensor) if tensor else "?"
+        raise NotApplicable(f"the failing backward differentiates `{what}`, not a variable")
     edits = Edits(s)
     torch = edits.torch()
     edits.insert_before(stmt, f"{tensor.value}.requires_grad_(True)")
@@ -434,7 +445,8 @@ def sum_before_backward(code: str, failure: Failure) -> PatchResult:
         raise NotApplicable(f"`{first_line(s, stmt)}` already passes a gradient (or names no tensor)")
     edits = Edits(s)
     edits.replace_node(tensor, lambda u: call_method(u, "sum"))
-    return PatchResult.changed(edits.render(), f"`{s.text(tensor)}` summed to a scalar before the backward on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"`{s.text(tensor)}` summed to a scalar before the backward on line {s.line(stmt)}")
 
 
 @register("grad-outputs-ones", "`out.backward()` -> `out.backward(torch.ones_like(out))`")

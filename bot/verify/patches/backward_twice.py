@@ -33,7 +33,8 @@ def _loss_name(s: Snippet, call: cst.Call) -> str:
     tensor = backward_tensor(call)
     if not isinstance(tensor, cst.Name):
         what = s.text(tensor) if tensor is not None else "?"
-        raise NotApplicable(f"the failing backward differentiates `{what}`, not a variable whose computation can be found")
+        raise NotApplicable(f"the failing backward differentiates `{what}`, not a variable whose computation "
+                            "can be found")
     return tensor.value
 
 
@@ -78,7 +79,8 @@ def retain_graph(code: str, failure: Failure) -> PatchResult:
         changed.append(str(s.line(call)))
     if not changed:
         raise NotApplicable("every backward before the last one already has retain_graph=True")
-    return PatchResult.changed(edits.render(), f"retain_graph=True added to the backward call(s) on line(s) {', '.join(changed)}")
+    return PatchResult.changed(edits.render(),
+                               f"retain_graph=True added to the backward call(s) on line(s) {', '.join(changed)}")
 
 
 @register("recompute-forward", "run the statements that built the loss again before the second backward")
@@ -111,7 +113,8 @@ def detach_before_backward(code: str, failure: Failure) -> PatchResult:
         edits.insert_before(stmt, f"{tensor.value} = {tensor.value}.detach()")
     else:
         edits.replace_node(tensor, lambda updated: call_method(updated, "detach"))
-    return PatchResult.changed(edits.render(), f"`{s.text(tensor)}` detached before the backward on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"`{s.text(tensor)}` detached before the backward on line {s.line(stmt)}")
 
 
 @register("no-grad-forward", "dead end: run the forward computation under `with torch.no_grad():`")
@@ -163,4 +166,5 @@ def move_model_roundtrip(code: str, failure: Failure) -> PatchResult:
                         f"device_before_roundtrip = next({model}.parameters(), {torch}.empty(0)).device",
                         f"{model} = {model}.to('cpu')",
                         f"{model} = {model}.to(device_before_roundtrip)")
-    return PatchResult.changed(edits.render(), f"`{model}` moved to the CPU and back before the backward on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"`{model}` moved to the CPU and back before the backward on line {s.line(stmt)}")

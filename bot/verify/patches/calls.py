@@ -41,8 +41,9 @@ def set_kwarg(call: cst.Call, name: str, value: str) -> cst.Call:
     """`f(a)` -> `f(a, name=value)`; replaces the value when the keyword is there."""
     new_value = expression(value)
     if kwarg(call, name) is not None:
-        return call.with_changes(args=[a.with_changes(value=new_value) if a.keyword is not None and a.keyword.value == name
-                                       else a for a in call.args])
+        return call.with_changes(args=[a.with_changes(value=new_value)
+                                       if a.keyword is not None and a.keyword.value == name else a
+                                       for a in call.args])
     args = list(call.args)
     if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))

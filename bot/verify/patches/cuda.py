@@ -130,7 +130,8 @@ def _fork_literals(s: Snippet) -> list[cst.SimpleString]:
         name = (dotted(call.func) or "").split(".")[-1]
         args = []
         if name in _START_CALLS:
-            args = positional(call)[:1] + [a for a in call.args if a.keyword is not None and a.keyword.value == "method"]
+            args = positional(call)[:1] + [a for a in call.args
+                                           if a.keyword is not None and a.keyword.value == "method"]
         context = kwarg(call, "multiprocessing_context")
         if context is not None:
             args.append(context)
@@ -183,7 +184,8 @@ def multiprocessing_spawn(code: str, failure: Failure) -> PatchResult:
 
 
 def _dataloaders(s: Snippet) -> list[cst.Call]:
-    return [c for c in s.find([s.module], cst.Call, nested=True) if (dotted(c.func) or "").split(".")[-1] == "DataLoader"]
+    return [c for c in s.find([s.module], cst.Call, nested=True)
+            if (dotted(c.func) or "").split(".")[-1] == "DataLoader"]
 
 
 def _worker_count(call: cst.Call) -> cst.Arg | None:
@@ -266,7 +268,8 @@ def first_visible_gpu(code: str, failure: Failure) -> PatchResult:
 
 
 @register("load-map-location-cpu",
-          "torch.load(f) -> torch.load(f, map_location=\"cpu\"): storages saved on a GPU this machine lacks load on the CPU")
+          "torch.load(f) -> torch.load(f, map_location=\"cpu\"): storages saved on a GPU this machine lacks "
+          "load on the CPU")
 def load_map_location_cpu(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     stmt = s.statement_at(failure.line)

@@ -84,15 +84,17 @@ def num_workers_zero(code: str, failure: Failure) -> PatchResult:
             raise NotApplicable("the DataLoader already has num_workers=0")
         if kw is None:
             raise NotApplicable("num_workers is passed by position; rewrite it as a keyword first")
-        edits.replace_node(call, lambda u: _drop_kwarg(u, "multiprocessing_context") if kwarg(u, "multiprocessing_context")
-                           else u)
+        edits.replace_node(call, lambda u: _drop_kwarg(u, "multiprocessing_context")
+                           if kwarg(u, "multiprocessing_context") else u)
         edits.replace_node(kw, lambda u: u.with_changes(value=expression("0")))
     lines = sorted({s.line(c) for c in loaders})
-    return PatchResult.changed(edits.render(), f"num_workers=0 on the DataLoader of line(s) {', '.join(map(str, lines))}")
+    return PatchResult.changed(edits.render(),
+                               f"num_workers=0 on the DataLoader of line(s) {', '.join(map(str, lines))}")
 
 
 @register("sharing-strategy-file-system", "`torch.multiprocessing.set_sharing_strategy('file_system')` before the "
-                                          "first DataLoader (tensors from workers no longer hold a file descriptor each)")
+                                          "first DataLoader (tensors from workers no longer hold a file "
+                                          "descriptor each)")
 def sharing_strategy_file_system(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     loaders = _loaders(s, failure)
@@ -102,7 +104,8 @@ def sharing_strategy_file_system(code: str, failure: Failure) -> PatchResult:
     torch = edits.torch()
     first = min(loaders, key=s.line)
     edits.insert_before(_module_statement(s, first), f'{torch}.multiprocessing.set_sharing_strategy("file_system")')
-    return PatchResult.changed(edits.render(), f"sharing strategy file_system set before the DataLoader of line {s.line(first)}")
+    return PatchResult.changed(edits.render(),
+                               f"sharing strategy file_system set before the DataLoader of line {s.line(first)}")
 
 
 WORKER_FUNCTIONS = ("collate_fn", "worker_init_fn")
@@ -235,7 +238,8 @@ def _split(s: Snippet, failure: Failure) -> tuple[cst.Call, cst.Arg, cst.Arg, li
 
 def _with_elements(s: Snippet, container, texts: list[str]):
     elements = list(container.elements)
-    return container.with_changes(elements=[e.with_changes(value=expression(t)) for e, t in zip(elements, texts)])
+    return container.with_changes(elements=[e.with_changes(value=expression(t))
+                                            for e, t in zip(elements, texts, strict=True)])
 
 
 @register("random-split-remainder", "random_split: the last length becomes `len(dataset) - (the others)`")
@@ -246,7 +250,8 @@ def random_split_remainder(code: str, failure: Failure) -> PatchResult:
     texts = [s.text(e) for e in elements[:-1]] + [f"len({s.text(dataset.value)}) - ({others})"]
     edits = Edits(s)
     edits.replace_node(lengths.value, lambda u: _with_elements(s, u, texts))
-    return PatchResult.changed(edits.render(), f"last length computed from len({s.text(dataset.value)}) on line {s.line(call)}")
+    return PatchResult.changed(edits.render(),
+                               f"last length computed from len({s.text(dataset.value)}) on line {s.line(call)}")
 
 
 def _int_lengths(s: Snippet, elements) -> list[int]:
@@ -349,8 +354,9 @@ def syncbn_convert_only_on_gpu(code: str, failure: Failure) -> PatchResult:
         module = kwarg(call, "module") or (pos[0] if pos else None)
         if module is None:
             raise NotApplicable("convert_sync_batchnorm() is not given a module")
-        edits.replace_node(call, lambda u, m=s.text(module.value): expression(
-            f"({s.module.code_for_node(u)} if {torch}.cuda.is_available() else {m})"))
+        plain = s.text(module.value)
+        edits.replace_node(call, lambda u, plain=plain: expression(
+            f"({s.module.code_for_node(u)} if {torch}.cuda.is_available() else {plain})"))
     return PatchResult.changed(edits.render(), f"SyncBatchNorm conversion on line {s.line(calls[0])} only with CUDA")
 
 

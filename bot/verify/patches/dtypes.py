@@ -14,7 +14,8 @@ from bot.verify.patches.tensors import tensor_like
 # torch functions that multiply their tensor arguments together (all must share a dtype).
 MATMUL_FUNCTIONS = {"mm", "matmul", "bmm", "addmm", "baddbmm", "linear", "bilinear", "conv1d", "conv2d", "conv3d",
                     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum", "mv", "dot", "inner", "outer"}
-LOSS_FUNCTIONS = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss", "multilabel_margin_loss"}
+LOSS_FUNCTIONS = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss",
+                  "multilabel_margin_loss"}
 
 
 # --- dtype-mismatch --------------------------------------------------------------------------------
@@ -47,7 +48,8 @@ def cast_input_float32(code: str, failure: Failure) -> PatchResult:
                 for arg in positional(call):
                     if tensor_like(arg.value) and not isinstance(arg.value, cst.SimpleString):
                         to_float(arg)
-        for op in s.find(s.header_nodes(stmt), cst.BinaryOperation, lambda b: isinstance(b.operator, cst.MatrixMultiply)):
+        for op in s.find(s.header_nodes(stmt), cst.BinaryOperation,
+                         lambda b: isinstance(b.operator, cst.MatrixMultiply)):
             cast.append(s.text(op))
             edits.replace_node(op, lambda u: u.with_changes(left=call_method(u.left, "float"),
                                                              right=call_method(u.right, "float")))
@@ -63,7 +65,8 @@ def model_to_double(code: str, failure: Failure) -> PatchResult:
     stmt = s.statement_at(failure.line)
     model_calls = _model_calls(s, stmt)
     if not model_calls:
-        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) calls no model whose weights could be converted")
+        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) calls no model whose weights could "
+                            "be converted")
     edits = Edits(s)
     inline = [c for c in model_calls if is_inline_module_call(s, c)]
     for call in inline:  # `nn.Linear(3, 1)(x)` -> `nn.Linear(3, 1).double()(x)`
@@ -137,7 +140,8 @@ def _half_patch(code: str, failure: Failure, method_name: str, dtype: str) -> Pa
     if edits.empty:
         raise NotApplicable(f"no .half() or torch.float16 in line {failure.line} (`{first_line(s, stmt)}`) "
                             "or in the statements that computed its inputs")
-    return PatchResult.changed(edits.render(), f"float16 replaced by {dtype} on line(s) {', '.join(map(str, sorted(lines)))}")
+    return PatchResult.changed(edits.render(),
+                               f"float16 replaced by {dtype} on line(s) {', '.join(map(str, sorted(lines)))}")
 
 
 @register("half-to-float32", "run the failing op in float32 on CPU (`.half()` -> `.float()`)")

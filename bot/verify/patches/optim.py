@@ -186,10 +186,12 @@ def parameter_from_non_leaf(code: str, failure: Failure) -> PatchResult:
     for _, assign in found:
         edits.replace_node(assign, lambda u: u.with_changes(
             value=expression(f"{torch}.nn.Parameter(_)").with_changes(args=[cst.Arg(u.value)])))
-    return PatchResult.changed(edits.render(), f"{', '.join(n for n, _ in found)} wrapped in nn.Parameter where computed")
+    return PatchResult.changed(edits.render(),
+                               f"{', '.join(n for n, _ in found)} wrapped in nn.Parameter where computed")
 
 
-@register("requires-grad-before-optimizer", "dead end: call `.requires_grad_(True)` on the tensor before building the optimizer")
+@register("requires-grad-before-optimizer", "dead end: call `.requires_grad_(True)` on the tensor before building "
+                                            "the optimizer")
 def requires_grad_on_non_leaf(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     stmt = s.statement_at(failure.line)
@@ -344,7 +346,8 @@ def deterministic_warn_only(code: str, failure: Failure) -> PatchResult:
                 s.text(u.func).replace("set_deterministic", "use_deterministic_algorithms"))), "warn_only", "True"))
         else:
             edits.replace_node(call, lambda u: set_kwarg(u, "warn_only", "True"))
-    return PatchResult.changed(edits.render(), f"warn_only=True on line(s) {', '.join(str(s.line(c)) for c in switches)}")
+    return PatchResult.changed(edits.render(),
+                               f"warn_only=True on line(s) {', '.join(str(s.line(c)) for c in switches)}")
 
 
 @register("cudnn-deterministic-flag", "dead end: set torch.backends.cudnn.deterministic = True (and benchmark = False) "
@@ -412,7 +415,8 @@ def fp32_master_weights(code: str, failure: Failure) -> PatchResult:
             edits.replace_node(call, lambda u: u.with_changes(func=u.func.with_changes(attr=cst.Name("float"))))
         else:  # .to(..., torch.float16) -> .to(..., torch.float32)
             edits.replace_node(call, lambda u: u.with_changes(args=[
-                a.with_changes(value=expression(s.text(a.value).replace("float16", "float32").replace(".half", ".float32")))
+                a.with_changes(value=expression(
+                    s.text(a.value).replace("float16", "float32").replace(".half", ".float32")))
                 if s.text(a.value).endswith(("float16", ".half")) else a for a in u.args]))
     return PatchResult.changed(edits.render(), f"{', '.join(sorted(models))} kept float32 "
                                                f"(line(s) {', '.join(str(s.line(c)) for c in casts)})")

@@ -100,7 +100,8 @@ def weights_only_true(code: str, failure: Failure) -> PatchResult:
     calls = [c for c in _load_calls(s, stmt) if (kwarg(c, "weights_only") is None
                                                   or s.text(kwarg(c, "weights_only").value) != "True")]
     if not calls:
-        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.load() without weights_only=True")
+        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.load() without "
+                            "weights_only=True")
     edits = Edits(s)
     for call in calls:
         edits.replace_node(call, lambda u: set_kwarg(u, "weights_only", "True"))
@@ -149,7 +150,8 @@ def alias_missing_module(code: str, failure: Failure) -> PatchResult:
     elif module:
         missing = module.group(1)
         if not classes:
-            raise NotApplicable("the snippet defines or imports no class the pickle could find under the missing module")
+            raise NotApplicable("the snippet defines or imports no class the pickle could find under the missing "
+                                "module")
         lines = ["import sys"]
         parts = missing.split(".")
         for i in range(1, len(parts) + 1):  # models and models.yolo both resolve to this script
@@ -174,7 +176,8 @@ def _compile_sites(s: Snippet, failure: Failure) -> list[cst.CSTNode]:
     every: list[cst.CSTNode] = []
     for fn in s.find([s.module], cst.FunctionDef, nested=True):
         every += [d.decorator for d in fn.decorators
-                  if _is_compile(s, d.decorator) or (isinstance(d.decorator, cst.Call) and _is_compile(s, d.decorator.func))]
+                  if _is_compile(s, d.decorator)
+                  or (isinstance(d.decorator, cst.Call) and _is_compile(s, d.decorator.func))]
     every += [c for c in s.find([s.module], cst.Call, nested=True) if _is_compile(s, c.func)
               and not isinstance(s.parent(c), cst.Decorator)]
     if not every:
@@ -191,7 +194,7 @@ def _compile_sites(s: Snippet, failure: Failure) -> list[cst.CSTNode]:
         name = dotted(call.func)
         if not name or "." in name:
             continue
-        for fn in s.find([s.module], cst.FunctionDef, nested=True, where=lambda f: f.name.value == name):
+        for fn in s.find([s.module], cst.FunctionDef, nested=True, where=lambda f, name=name: f.name.value == name):
             found += [site for site in every if any(d.decorator is site for d in fn.decorators)]
         d = s.definition(name, stmt)
         if d is not None:
@@ -234,18 +237,21 @@ def _backend_is_not(value: str):
     return check
 
 
-@register("compile-fullgraph-false", "`torch.compile(f, fullgraph=True)` -> `fullgraph=False` (graph breaks run eagerly)")
+@register("compile-fullgraph-false", "`torch.compile(f, fullgraph=True)` -> `fullgraph=False` "
+                                    "(graph breaks run eagerly)")
 def compile_fullgraph_false(code: str, failure: Failure) -> PatchResult:
     return _compile_kwarg(code, failure, "fullgraph", "False", only_if=_fullgraph_true, what="passes fullgraph=True")
 
 
-@register("compile-backend-eager", "`torch.compile(f)` -> `torch.compile(f, backend=\"eager\")` (Dynamo only, no code generation)")
+@register("compile-backend-eager", "`torch.compile(f)` -> `torch.compile(f, backend=\"eager\")` "
+                                  "(Dynamo only, no code generation)")
 def compile_backend_eager(code: str, failure: Failure) -> PatchResult:
     return _compile_kwarg(code, failure, "backend", '"eager"', only_if=_backend_is_not("eager"),
                           what="without backend=\"eager\"")
 
 
-@register("compile-backend-aot-eager", "`torch.compile(f)` -> `torch.compile(f, backend=\"aot_eager\")` (no C++/Triton code)")
+@register("compile-backend-aot-eager", "`torch.compile(f)` -> `torch.compile(f, backend=\"aot_eager\")` "
+                                      "(no C++/Triton code)")
 def compile_backend_aot_eager(code: str, failure: Failure) -> PatchResult:
     return _compile_kwarg(code, failure, "backend", '"aot_eager"', only_if=_backend_is_not("aot_eager"),
                           what="without backend=\"aot_eager\"")
@@ -260,7 +266,8 @@ def compile_mode_reduce_overhead(code: str, failure: Failure) -> PatchResult:
                           what="without mode=\"reduce-overhead\"")
 
 
-@register("dynamo-suppress-errors", "`torch._dynamo.config.suppress_errors = True` before the compiled call (fall back to eager)")
+@register("dynamo-suppress-errors", "`torch._dynamo.config.suppress_errors = True` before the compiled call "
+                                   "(fall back to eager)")
 def dynamo_suppress_errors(code: str, failure: Failure) -> PatchResult:
     s = Snippet(code)
     if "suppress_errors" in code:
@@ -364,7 +371,8 @@ def _decorate(code: str, failure: Failure, decorator: str) -> PatchResult:
     return PatchResult.changed(edits.render(), f"@{full} on {fn.name.value} (line {s.line(fn)})")
 
 
-@register("jit-ignore-unsupported-method", "`@torch.jit.ignore` on the method TorchScript cannot compile (it stays Python)")
+@register("jit-ignore-unsupported-method", "`@torch.jit.ignore` on the method TorchScript cannot compile "
+                                           "(it stays Python)")
 def jit_ignore_unsupported_method(code: str, failure: Failure) -> PatchResult:
     return _decorate(code, failure, "ignore")
 
@@ -385,7 +393,8 @@ def jit_trace_instead_of_script(code: str, failure: Failure) -> PatchResult:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.jit.script(obj) call")
     script = scripts[0]
     small = next((x for x in s.header_nodes(stmt) if script in s.find([x], cst.Call)), None)
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+    if (not isinstance(small, cst.Assign) or len(small.targets) != 1
+            or not isinstance(small.targets[0].target, cst.Name)):
         raise NotApplicable("the scripted module is not assigned to a name, so no example input can be found")
     target = small.targets[0].target.value
     # The first later call of the scripted module gives the example input.
@@ -405,4 +414,5 @@ def jit_trace_instead_of_script(code: str, failure: Failure) -> PatchResult:
         func=expression(f"{torch}.jit.trace"),
         args=[u.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
               cst.Arg(value=expression(f"({inputs},)"))]))
-    return PatchResult.changed(edits.render(), f"torch.jit.trace with ({inputs},) instead of torch.jit.script on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"torch.jit.trace with ({inputs},) instead of torch.jit.script on line {s.line(stmt)}")

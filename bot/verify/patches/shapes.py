@@ -81,7 +81,8 @@ def repeat_gray_channel(code: str, failure: Failure) -> PatchResult:
     edits = Edits(s)
     edits.replace_node(arg, lambda u: u.with_changes(
         value=call_method(u.value, "repeat_interleave", f"{expected}, dim={channel_dim}")))
-    return PatchResult.changed(edits.render(), f"{s.text(arg.value)} repeated to {expected} channels on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"{s.text(arg.value)} repeated to {expected} channels on line {s.line(stmt)}")
 
 
 def _in_channels_arg(call: cst.Call) -> cst.Arg | None:
@@ -144,8 +145,10 @@ def view_input_as_expected_channels(code: str, failure: Failure) -> PatchResult:
 
 # --- conv-input-rank ------------------------------------------------------------------------------
 
-RANK_RE = re.compile(r"Expected (\d)D \(unbatched\) or (\d)D \(batched\) input to \w+, but got input of size: \[([\d, ]*)\]")
-OLD_RANK_RE = re.compile(r"Expected (\d+)-dimensional input for \d+-dimensional weight.*?, but got (\d+)-dimensional input")
+RANK_RE = re.compile(r"Expected (\d)D \(unbatched\) or (\d)D \(batched\) input to \w+, "
+                     r"but got input of size: \[([\d, ]*)\]")
+OLD_RANK_RE = re.compile(r"Expected (\d+)-dimensional input for \d+-dimensional weight.*?, "
+                         r"but got (\d+)-dimensional input")
 
 
 def _ranks(failure: Failure) -> tuple[int, int]:
@@ -315,7 +318,8 @@ def pad_to_largest_before_stack(code: str, failure: Failure) -> PatchResult:
         for call in stacks:
             _wrap_first_arg(edits, call, "_pad_to_largest({})")
         _insert_helpers(s, edits, stmt, PAD_HELPER)
-        return PatchResult.changed(edits.render(), f"tensors padded to the largest size before torch.stack on line {s.line(stmt)}")
+        return PatchResult.changed(edits.render(),
+                                   f"tensors padded to the largest size before torch.stack on line {s.line(stmt)}")
     loader = _dataloader_constructor(s, stmt)
     if loader is None:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.stack and reads no DataLoader")
@@ -323,7 +327,8 @@ def pad_to_largest_before_stack(code: str, failure: Failure) -> PatchResult:
         raise NotApplicable("the DataLoader already has a collate_fn: pad inside it")
     edits.replace_node(loader, lambda u: set_kwarg(u, "collate_fn", "_pad_collate"))
     _insert_helpers(s, edits, loader, PAD_HELPER, COLLATE_HELPER)
-    return PatchResult.changed(edits.render(), f"collate_fn=_pad_collate added to the DataLoader on line {s.line(loader)}")
+    return PatchResult.changed(edits.render(),
+                               f"collate_fn=_pad_collate added to the DataLoader on line {s.line(loader)}")
 
 
 @register("drop-last-for-unequal-sizes", "dead end: drop_last=True on the DataLoader (the sizes differ inside a batch)")
@@ -387,7 +392,7 @@ def stack_instead_of_cat(code: str, failure: Failure) -> PatchResult:
 def _reshapes(s: Snippet, stmt) -> list[cst.Call]:
     found = [c for c in s.find(s.header_nodes(stmt), cst.Call)
              if method(c) in {"view", "reshape"} and receiver(c) is not None and len(positional(c)) >= 2
-             and not (dotted(receiver(c)) or "") in {"torch", s.torch_name() or "torch"}]
+             and (dotted(receiver(c)) or "") not in {"torch", s.torch_name() or "torch"}]
     if not found:
         raise NotApplicable(f"line {s.line(stmt)} (`{first_line(s, stmt)}`) has no .view/.reshape with several sizes")
     return found
@@ -513,7 +518,8 @@ def _bad_dim_args(s: Snippet, stmt, got: int) -> list[tuple[cst.Call, cst.Arg]]:
         if not found and name != "size":
             args = positional(call)
             # torch.softmax(x, 1), x.sum(1), torch.cat(xs, 1): the dim is positional
-            candidates = args[1:] if receiver(call) is None or (dotted(receiver(call)) or "") in {"torch", "F"} else args
+            by_function = receiver(call) is None or (dotted(receiver(call)) or "") in {"torch", "F"}
+            candidates = args[1:] if by_function else args
             found += [(call, a) for a in candidates if s.text(a.value) == str(got)]
     return found
 

@@ -225,7 +225,8 @@ class Snippet:
         return None
 
     def backward_slice(self, names: list[str], before: cst.CSTNode,
-                       follow: Callable[[cst.CSTNode], bool] = lambda s: True) -> list[tuple[cst.CSTNode, cst.BaseStatement]]:
+                       follow: Callable[[cst.CSTNode], bool] = lambda s: True,
+                       ) -> list[tuple[cst.CSTNode, cst.BaseStatement]]:
         """The assignments that computed `names` (transitively), in source order.
 
         `follow(small)` decides whether a definition belongs to the slice (and whether
@@ -265,7 +266,8 @@ class Snippet:
                 small = stmt.body[0]
                 if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue
-                if isinstance(small, cst.ImportFrom) and small.module is not None and self.text(small.module) == "__future__":
+                if (isinstance(small, cst.ImportFrom) and small.module is not None
+                        and self.text(small.module) == "__future__"):
                     continue
             return stmt
         raise NotApplicable("the snippet has no code")

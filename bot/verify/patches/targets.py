@@ -226,7 +226,7 @@ def batchnorm_eval_mode(code: str, failure: Failure) -> PatchResult:
         else:
             func = call.func.value if method(call) == "forward" else call.func
             named.append(s.text(func))
-    for name in dict.fromkeys(n for c, n in zip(calls, named) if not is_inline_module_call(s, c)):
+    for name in dict.fromkeys(n for c, n in zip(calls, named, strict=True) if not is_inline_module_call(s, c)):
         edits.insert_before(stmt, f"{name}.eval()")
     return PatchResult.changed(edits.render(), f"{', '.join(dict.fromkeys(named))} in eval mode on line {s.line(stmt)}")
 
@@ -502,7 +502,7 @@ def gather_index_unsqueeze(code: str, failure: Failure) -> PatchResult:
     if not found:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no gather/scatter with an index")
     edits = Edits(s)
-    for call, index, dim, _ in found:
+    for _call, index, dim, _ in found:
         d = s.text(dim.value) if dim is not None else "-1"
         edits.replace_node(index, lambda u, d=d: u.with_changes(value=call_method(u.value, "unsqueeze", d)))
     return PatchResult.changed(edits.render(), f"index unsqueezed along dim on line {s.line(stmt)}")
@@ -635,8 +635,10 @@ def _index_nodes(s: Snippet, stmt) -> list[cst.CSTNode]:
             is_function = d.split(".")[0] in ("torch", "F", s.torch_name() or "torch") or "functional" in d
             offset = 1 if is_function and name not in ("one_hot", "embedding", "embedding_bag") else 0
             args = positional(call)
-            key = {"one_hot": "tensor", "embedding": "input", "embedding_bag": "input", "take": "index"}.get(name, "index")
-            arg = kwarg(call, key) or (args[INDEX_ARGS[name] + offset] if len(args) > INDEX_ARGS[name] + offset else None)
+            keywords = {"one_hot": "tensor", "embedding": "input", "embedding_bag": "input", "take": "index"}
+            key = keywords.get(name, "index")
+            position = INDEX_ARGS[name] + offset
+            arg = kwarg(call, key) or (args[position] if len(args) > position else None)
             if arg is not None and tensor_like(arg.value):
                 nodes.append(arg.value)
             continue
@@ -692,4 +694,5 @@ def floor_divide_index(code: str, failure: Failure) -> PatchResult:
     if not changed:
         raise NotApplicable(f"the index of line {failure.line} (`{first_line(s, stmt)}`) is not computed with `/` "
                             "on that line or in the assignment that defines it")
-    return PatchResult.changed(edits.render(), f"`/` replaced by `//` on line(s) {', '.join(map(str, sorted(set(changed))))}")
+    return PatchResult.changed(edits.render(),
+                               f"`/` replaced by `//` on line(s) {', '.join(map(str, sorted(set(changed))))}")

@@ -99,13 +99,15 @@ def move_inputs_to_model_device(code: str, failure: Failure) -> PatchResult:
         if isinstance(node, cst.BinaryOperation):
             if tensor_like(node.left) and tensor_like(node.right) and isinstance(node.left, CHEAP):
                 moved.append(s.text(node.right))
-                edits.replace_node(node, lambda u: u.with_changes(
-                    right=call_method(u.right, "to", f"{s.text(node.left)}.device")))
+                device = f"{s.text(node.left)}.device"
+                edits.replace_node(node, lambda u, device=device: u.with_changes(
+                    right=call_method(u.right, "to", device)))
                 break
         else:
             recv = receiver(node)
             args = [a for a in positional(node) if tensor_like(a.value)]
-            if recv is not None and isinstance(recv, CHEAP) and args and not (dotted(recv) or "").startswith(("torch", "F", "nn")):
+            if (recv is not None and isinstance(recv, CHEAP) and args
+                    and not (dotted(recv) or "").startswith(("torch", "F", "nn"))):
                 ref, rest = s.text(recv), args  # a.add(b): b to a's device
             elif len(args) >= 2 and isinstance(args[0].value, CHEAP):
                 ref, rest = s.text(args[0].value), args[1:]  # torch.mm(a, b) / criterion(out, target)
@@ -117,4 +119,5 @@ def move_inputs_to_model_device(code: str, failure: Failure) -> PatchResult:
     if not moved:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no model call or operation "
                             "on two tensors to move")
-    return PatchResult.changed(edits.render(), f"{', '.join(moved)} moved to the other operand's device on line {s.line(stmt)}")
+    return PatchResult.changed(edits.render(),
+                               f"{', '.join(moved)} moved to the other operand's device on line {s.line(stmt)}")

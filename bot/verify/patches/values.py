@@ -118,8 +118,8 @@ def _condition_patch(code: str, failure: Failure, name: str) -> PatchResult:
     edits = Edits(s)
     for leaf in leaves:
         edits.replace_node(leaf, lambda u: call_method(u, name))
-    return PatchResult.changed(edits.render(), f"`.{name}()` on the condition(s) "
-                                               f"{', '.join('`' + s.text(x) + '`' for x in leaves)} on line {s.line(stmt)}")
+    conditions = ", ".join("`" + s.text(x) + "`" for x in leaves)
+    return PatchResult.changed(edits.render(), f"`.{name}()` on the condition(s) {conditions} on line {s.line(stmt)}")
 
 
 @register("condition-any", "`if mask:` -> `if (mask).any():` on the failing condition (true when any element is)")
@@ -425,7 +425,8 @@ def float_before_requires_grad(code: str, failure: Failure) -> PatchResult:
             if isinstance(small, cst.Expr) and isinstance(target, cst.Name):
                 edits.replace_node(small, lambda u, t=target.value: cst.Assign(
                     targets=[cst.AssignTarget(cst.Name(t))],
-                    value=u.value.with_changes(func=u.value.func.with_changes(value=call_method(u.value.func.value, "float")))))
+                    value=u.value.with_changes(func=u.value.func.with_changes(
+                        value=call_method(u.value.func.value, "float")))))
             else:
                 edits.replace_node(node, lambda u: u.with_changes(func=u.func.with_changes(
                     value=call_method(u.func.value, "float"))))
@@ -451,12 +452,14 @@ def parameter_of_integer_tensor(code: str, failure: Failure) -> PatchResult:
     torch = edits.torch()
     for kind, node, target in _grad_requests(s, stmt):
         if kind == "method" and isinstance(s.parent(node), cst.Expr) and isinstance(target, cst.Name):
-            edits.replace_node(s.parent(node), statement(f"{target.value} = {torch}.nn.Parameter({target.value})").body[0])
+            edits.replace_node(s.parent(node),
+                               statement(f"{target.value} = {torch}.nn.Parameter({target.value})").body[0])
         elif kind == "attribute":
             edits.replace_node(node, statement(f"{s.text(target)} = {torch}.nn.Parameter({s.text(target)})").body[0])
         elif kind == "factory":
             edits.replace_node(node, lambda u: expression(f"{torch}.nn.Parameter(_)").with_changes(
-                args=[cst.Arg(u.with_changes(args=[a for a in u.args if not (a.keyword and a.keyword.value == "requires_grad")]))]))
+                args=[cst.Arg(u.with_changes(args=[a for a in u.args
+                                                   if not (a.keyword and a.keyword.value == "requires_grad")]))]))
     if edits.empty:
         raise NotApplicable(f"line {s.line(stmt)} already wraps the tensor in nn.Parameter/Variable")
     return PatchResult.changed(edits.render(), f"nn.Parameter(...) instead of requires_grad on line {s.line(stmt)}")
@@ -515,7 +518,7 @@ def load_state_dict_assign(code: str, failure: Failure) -> PatchResult:
     stmt = s.statement_at(failure.line)
     edits = Edits(s)
     found = []
-    for small, line_stmt in s.preceding(stmt):
+    for small, _line_stmt in s.preceding(stmt):
         for call in s.find([small], cst.Call, lambda c: method(c) == "load_state_dict"):
             if kwarg(call, "assign") is None:
                 found.append(call)
@@ -630,7 +633,8 @@ def safe_where_branch(code: str, failure: Failure) -> PatchResult:
         else:
             continue
         done.append(s.line(call))
-        edits.replace_node(x, lambda u, g=guarded: paren(expression(g)) if arg is None else expression(g))
+        # built now: a callable here would run at render() and read the last iteration's `arg`
+        edits.replace_node(x, paren(expression(guarded)) if arg is None else expression(guarded))
     if not done:
         raise NotApplicable(f"the {op}() call is not inside a branch of torch.where")
     return PatchResult.changed(edits.render(), f"{op}() fed a safe value outside its branch on line(s) "
