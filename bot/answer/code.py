@@ -11,6 +11,7 @@ from bot.answer.document import AnswerDocument
 from bot.contract import ABSENT
 from bot.text.ui import t
 from bot.verify.code_question import CodeQuestion, device_text, run_summary, traceback_text
+from bot.verify.report import Status
 
 
 class AnswerFn(Protocol):
@@ -73,7 +74,7 @@ def answer_from_report(report: dict[str, Any], question: CodeQuestion, answer_fn
     fixes = _fix_rows(report)
     data.verification = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),
                          "fixes": fixes, "summary": report.get("summary")}
-    data.verified_fixes = [f for f in fixes if f.get("status") == "fixed" and f.get("kind") == "workaround"]
+    data.verified_fixes = [f for f in fixes if f.get("status") == Status.FIXED and f.get("kind") == "workaround"]
     if data.matches and error.get("entry_id") == data.matches[0].id:
         status = {f["workaround"]: f["status"] for f in fixes}
         best = data.matches[0]

@@ -9,6 +9,7 @@ import unicodedata
 
 from bot.answer.document import AnswerDocument, WorkaroundItem
 from bot.text.ui import labels, t
+from bot.verify.report import Status
 
 
 def _width() -> int:
@@ -132,9 +133,9 @@ def render_code_answer(data: AnswerDocument, top: int = 3) -> str:
         out.append("")
         out.append(t("tried_on_yours", lang) + ":")
         for row in fixes:
-            mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
-                "✗" if row.get("status") in ("still_fails", "new_error") else "·"
-            out.append(f"  {mark} " + describe_row({"status": "not_applicable", "kind": "workaround", **row}))
-            if row.get("status") == "fixed" and row.get("diff"):
+            mark = "✔" if row.get("status") == Status.FIXED and row.get("kind") != "dead_end" else \
+                "✗" if row.get("status") in (Status.STILL_FAILS, Status.NEW_ERROR) else "·"
+            out.append(f"  {mark} " + describe_row({"status": Status.NOT_APPLICABLE, "kind": "workaround", **row}))
+            if row.get("status") == Status.FIXED and row.get("diff"):
                 out.extend("      " + line for line in row["diff"].rstrip("\n").split("\n"))
     return "\n".join(out)
