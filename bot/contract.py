@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 D = TypeVar("D", bound="Document")
 
@@ -36,7 +36,7 @@ class Absent:
             cls._instance = super().__new__(cls)
         return cls._instance
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:  # so `if doc.field:` narrows ABSENT away for type checkers
         return False
 
     def __repr__(self) -> str:
@@ -45,7 +45,7 @@ class Absent:
     def __copy__(self) -> Absent:
         return self
 
-    def __deepcopy__(self, memo) -> Absent:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Absent:
         return self
 
 

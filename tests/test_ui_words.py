@@ -8,8 +8,10 @@ import ast
 import re
 from pathlib import Path
 
+import answer_docs
 import pytest
 
+from bot.answer.document import AnswerDocument
 from bot.answer.render import render_answer
 from bot.text.lang import LANGUAGES
 from bot.text.ui import WORDS, kb_status_text, labels, t
@@ -80,14 +82,13 @@ def test_no_other_table_of_words_in_bot():
     assert found == []
 
 
-def _answer(lang: str) -> dict:
-    return {"answered": True, "language": lang, "matches": [{
-        "id": "pytorch/example", "title": "Example", "confidence": 0.93, "root_cause": "Why it fails.",
-        "diagnosis": "Print it.",
-        "workarounds": [{"id": "w", "title": "Do this", "explanation": "Because.", "code": "x = 1",
-                         "rate_kind": "estimate", "rate_text": "team estimate", "caveats": "Only on CPU."}],
-        "dead_ends": [{"id": "d", "title": "Not this", "why": "It fails too.", "leads_to": "pytorch/other"}],
-        "sources": [{"title": "Docs", "url": "https://pytorch.org/docs/stable/"}]}]}
+def _answer(lang: str) -> AnswerDocument:
+    return answer_docs.document(answer_docs.match(
+        "pytorch/example", "Example", confidence=0.93, root_cause="Why it fails.", diagnosis="Print it.",
+        workarounds=[answer_docs.workaround("w", "Do this", explanation="Because.", code="x = 1",
+                                            rate_kind="estimate", rate_text="team estimate", caveats="Only on CPU.")],
+        dead_ends=[answer_docs.dead_end("d", "Not this", why="It fails too.", leads_to="pytorch/other")],
+        sources=[answer_docs.source("Docs", "https://pytorch.org/docs/stable/")]), language=lang)
 
 
 SHARED = ("root_cause", "workarounds", "dead_ends", "sources", "leads_to")
@@ -144,8 +145,8 @@ def test_code_questions_notices_and_rates_use_the_table():
         assert rate_text(None, lang) == t("evidence_estimate", lang)
         assert refuted_text(lang) == t("evidence_refuted", lang)
         assert evidence_text({"runs": 1, "fixed": 1}, lang) == t("evidence_fixed", lang, k=1, n=1, s="")
-        text = render_code_answer({"language": lang, "note": "ran", "verification": {"fixes": [
-            {"workaround": "w", "patch": "p", "status": "fixed", "kind": "workaround"}]}})
+        text = render_code_answer(answer_docs.document(answered=False, language=lang, note="ran", verification={
+            "fixes": [{"workaround": "w", "patch": "p", "status": "fixed", "kind": "workaround"}]}))
         assert t("tried_on_yours", lang) in text
     assert evidence_text({"runs": 2, "fixed": 1}, "en") == "fixed 1 of 2 verified runs"
     assert kb_status_text({"status": "needs_cuda"}, "en") == "its repro needs a GPU"

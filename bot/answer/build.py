@@ -1,13 +1,12 @@
-"""An entry as the `ask` JSON describes it, in one language (English where a field is missing).
-
-The document is built as the typed models of bot/answer/document.py; the `*_items`,
-`match_item`, `measured_versions` and `answer_dict` functions give their JSON."""
+"""An entry as the `ask` JSON describes it, in one language (English where a field is missing):
+the typed document of bot/answer/document.py (its JSON only at the edges: `as_json()`)."""
 
 from __future__ import annotations
 
 from bot.answer.document import (AnswerDocument, DeadEndItem, Match, MeasuredVersion, OtherLibrary, Source,
                                  WorkaroundItem)
-from bot.evidence.display import Rate, RateSource, evidence_text, measured_rate, rate_text, refuted_text
+from bot.answer.ranking import RankedFix, rank_fixes
+from bot.evidence.display import RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.kb.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
@@ -22,52 +21,34 @@ def _text(value: m.I18n | None, lang: str) -> str:
     return value.get_text(lang) if value else ""
 
 
-def _rank(order: int, rate: Rate, scenario: bool | None, measured: float | None) -> tuple:
-    """Sort key, best first:
-    1. a scenario-specific fix whose scenario the asker's text shows, then the general
-       fixes, then scenario-specific fixes for situations the asker did not mention;
-    2. fixes our own runs or votes back (measured at least one half), then the team's
-       estimates, then fixes our evidence mostly contradicts;
-    3. the rate behind it (the prior updated by the evidence), more evidence, the
-       author's order."""
-    group = 0 if scenario is True else 1 if scenario is None else 2
-    evidence = 1 if measured is None else 0 if measured >= 0.5 else 2
-    return (group, evidence, -(rate.rate if rate.rate is not None else -1.0), -rate.evidence, order)
+def workaround_item(fix: RankedFix, lang: str) -> WorkaroundItem:
+    """A ranked workaround in the asker's language. A percentage appears only where our
+    evidence measured one (`success_rate`, with its counts in `rate_text`); the team's
+    prior stays an estimate (`estimate`, never shown as a percentage)."""
+    w, rate, measured = fix.workaround, fix.rate, fix.measured
+    return WorkaroundItem(
+        id=w.id,
+        title=_text(w.title, lang),
+        explanation=_text(w.explanation, lang),
+        code=w.code,
+        success_rate=None if measured is None else round(measured, 3),
+        rate_kind="estimate" if measured is None else "measured",
+        rate_text=rate_text(rate.verified, lang),
+        estimate=round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
+        evidence=rate.evidence,
+        rate_source=rate.source,
+        evidence_summary=evidence_text(rate.verified, lang),
+        verified=rate.verified,
+        refuted=bool(rate.refuted),
+        scenario=None if fix.scenario is None else ("matched" if fix.scenario else "not mentioned"),
+        caveats=_text(w.caveats, lang) or None,
+        patch=w.patch,
+    )
 
 
 def workarounds(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[WorkaroundItem]:
-    """The entry's workarounds, ranked (see `_rank`). A percentage appears only where our
-    evidence measured one (`success_rate`, with its counts in `rate_text`); the team's
-    prior stays an estimate (`estimate`, never shown as a percentage)."""
-    items = []
-    for order, w in enumerate(entry.workarounds):
-        rate = rates.workaround_rate(entry.id, w)
-        measured = measured_rate(rate.verified)
-        scenario = w.applies_to(asked)
-        items.append((_rank(order, rate, scenario, measured), WorkaroundItem(
-            id=w.id,
-            title=_text(w.title, lang),
-            explanation=_text(w.explanation, lang),
-            code=w.code,
-            success_rate=None if measured is None else round(measured, 3),
-            rate_kind="estimate" if measured is None else "measured",
-            rate_text=rate_text(rate.verified, lang),
-            estimate=round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
-            evidence=rate.evidence,
-            rate_source=rate.source,
-            evidence_summary=evidence_text(rate.verified, lang),
-            verified=rate.verified,
-            refuted=rate.refuted,
-            scenario=None if scenario is None else ("matched" if scenario else "not mentioned"),
-            caveats=_text(w.caveats, lang) or None,
-            patch=w.patch,
-        )))
-    items.sort(key=lambda t: t[0])
-    return [item for _, item in items]
-
-
-def workaround_items(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[dict]:
-    return [w.as_json() for w in workarounds(entry, lang, rates, asked)]
+    """The fixes an answer shows, ranked (bot/answer/ranking.py); refuted ones are dead ends."""
+    return [workaround_item(fix, lang) for fix in rank_fixes(entry, rates, asked).workarounds]
 
 
 def dead_ends(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[DeadEndItem]:
@@ -87,19 +68,15 @@ def dead_ends(entry: m.Entry, lang: str, rates: RateSource | None = None) -> lis
     return items
 
 
-def dead_end_items(entry: m.Entry, lang: str, rates: RateSource | None = None) -> list[dict]:
-    return [d.as_json() for d in dead_ends(entry, lang, rates)]
-
-
-def refuted(items: list[WorkaroundItem], lang: str) -> list[DeadEndItem]:
-    """Workarounds that verified runs keep refuting, shown among the dead ends with that evidence."""
-    return [DeadEndItem(id=w.id, title=w.title, why=refuted_text(lang), code=w.code, leads_to=None,
-                        fail_rate=None if w.success_rate is None else round(1 - w.success_rate, 3),
-                        rate_kind=w.rate_kind, rate_text=evidence_text(w.verified, lang, dead_end=True) or "",
-                        evidence=w.evidence, rate_source=w.rate_source,
-                        evidence_summary=evidence_text(w.verified, lang, dead_end=True), verified=w.verified,
-                        refuted=True)
-            for w in items if w.refuted]
+def refuted_item(fix: RankedFix, lang: str) -> DeadEndItem:
+    """A workaround that verified runs keep refuting, shown among the dead ends with that evidence."""
+    w = workaround_item(fix, lang)
+    return DeadEndItem(id=w.id, title=w.title, why=refuted_text(lang), code=w.code, leads_to=None,
+                       fail_rate=None if w.success_rate is None else round(1 - w.success_rate, 3),
+                       rate_kind=w.rate_kind, rate_text=evidence_text(w.verified, lang, dead_end=True) or "",
+                       evidence=w.evidence, rate_source=w.rate_source,
+                       evidence_summary=evidence_text(w.verified, lang, dead_end=True), verified=w.verified,
+                       refuted=True)
 
 
 def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
@@ -120,21 +97,17 @@ def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
     return found
 
 
-def source_items(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[dict]:
-    return [s.as_json() for s in sources(hit, kb, lang)]
-
-
 def match(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> Match:
     entry = hit.entry
-    fixes = workarounds(entry, lang, rates, asked)
+    ranked = rank_fixes(entry, rates, asked)
     found = Match(
         id=entry.id,
         title=_text(entry.title, lang),
         score=hit.score,
         confidence=hit.confidence,
         root_cause=_text(entry.root_cause, lang),
-        workarounds=[w for w in fixes if not w.refuted],
-        dead_ends=refuted(fixes, lang) + dead_ends(entry, lang, rates),
+        workarounds=[workaround_item(fix, lang) for fix in ranked.workarounds],
+        dead_ends=[refuted_item(fix, lang) for fix in ranked.refuted] + dead_ends(entry, lang, rates),
         sources=sources(hit, kb, lang),
         page_url=public_page_url(entry.id, lang),  # None unless TROUBLESHOOT_PUBLIC_URL is set
     )
@@ -142,10 +115,6 @@ def match(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: st
     if measured:
         found.versions_measured = measured
     return found
-
-
-def match_item(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> dict:
-    return match(hit, kb, lang, rates, asked).as_json()
 
 
 def measured_version_rows(entry_id: str) -> list[MeasuredVersion]:
@@ -159,10 +128,6 @@ def measured_version_rows(entry_id: str) -> list[MeasuredVersion]:
     return [MeasuredVersion(version=r["version"], torch=r.get("torch"), reproduced=r.get("reproduced"),
                             error_type=r.get("error_type"), message=r.get("message"), fixes=r.get("fixes") or {},
                             checked_at=r.get("checked_at"), rate_kind="measured") for r in rows if r.get("ran")]
-
-
-def measured_versions(entry_id: str) -> list[dict]:
-    return [v.as_json() for v in measured_version_rows(entry_id)]
 
 
 def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int,
@@ -192,8 +157,3 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         notice=notice,
         other_library=other,
     )
-
-
-def answer_dict(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: int, rates: RateSource) -> dict:
-    """The `ask` JSON: the document above as a dict (see bot/answer/document.py)."""
-    return answer_document(result, kb, lang, top, rates).as_json()

@@ -5,7 +5,10 @@ from (the contract other tools read; build.py fills it).
      "workarounds": [...], "dead_ends": [...], "sources": [...], "page_url"}, ...],
      "declined", "notice", "other_library"}
 
-Keys are in field order; a field left ABSENT is not in the JSON (bot/contract.py).
+Keys are in field order; a field left ABSENT is not in the JSON (bot/contract.py). The
+extras a surface adds are declared here too, ABSENT until set: the Slack answer's
+`leads_to_title`, `diagnosis` and `version_notes` (bot/slack/services/answering.py), and
+a code question's run and what each fix did to the asker's snippet (bot/answer/code.py).
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ class WorkaroundItem(Document):
     evidence: int
     rate_source: str
     evidence_summary: str | None
-    verified: dict | None  # our own evidence's counts (bot.evidence.display.Rate.verified)
+    verified: dict[str, Any] | None  # our own evidence's counts (bot.evidence.display.Rate.verified)
     refuted: bool
     scenario: str | None  # "matched", "not mentioned", or None for a general fix
     caveats: str | None
     patch: str | None
+    on_your_code: str | Absent = ABSENT  # a code question: the fix's status on the asker's snippet
 
 
 @dataclass
@@ -53,8 +57,10 @@ class DeadEndItem(Document):
     evidence: int | None
     rate_source: str | None
     evidence_summary: str | None
-    verified: dict | None
+    verified: dict[str, Any] | None
     refuted: bool
+    leads_to_title: str | Absent = ABSENT  # Slack: the title of the entry `leads_to` names
+    on_your_code: str | Absent = ABSENT  # a code question: its status on the asker's snippet
 
 
 @dataclass
@@ -75,9 +81,18 @@ class MeasuredVersion(Document):
     reproduced: bool | None
     error_type: str | None
     message: str | None
-    fixes: dict
+    fixes: dict[str, Any]
     checked_at: Any
     rate_kind: str = "measured"
+
+
+@dataclass
+class VersionNote(Document):
+    """One of the entry's affected_versions, in the asker's language."""
+
+    versions: str
+    message: str | None
+    note: str | None
 
 
 @dataclass
@@ -94,6 +109,8 @@ class Match(Document):
     sources: list[Source]
     page_url: str | None  # None unless TROUBLESHOOT_PUBLIC_URL is set
     versions_measured: list[MeasuredVersion] | Absent = ABSENT  # only where runs measured some
+    diagnosis: str | Absent = ABSENT  # Slack, the best match: how to tell this error apart
+    version_notes: list[VersionNote] | Absent = ABSENT  # Slack, the best match: the entry's affected versions
 
 
 @dataclass
@@ -110,11 +127,28 @@ class OtherLibrary(Document):
 @dataclass
 class AnswerDocument(Document):
     """The whole answer. `declined` says why no entry is offered (other-library, no-error,
-    not-covered; None when answered), `notice` what to tell the asker then."""
+    not-covered; None when answered), `notice` what to tell the asker then.
+
+    A code question's answer (bot/answer/code.py) adds what the run did: `input` ("code"),
+    `run`, `undefined` (names the code never defines), `note`, `verification`,
+    `verified_fixes` and `seconds`; when no error was looked up it has no `declined`,
+    `notice` or `other_library` (ABSENT)."""
 
     answered: bool
     language: str
     matches: list[Match] = field(default_factory=list)
-    declined: str | None = None
-    notice: str | None = None
-    other_library: OtherLibrary | None = None
+    declined: str | None | Absent = None
+    notice: str | None | Absent = None
+    other_library: OtherLibrary | None | Absent = None
+    input: str | Absent = ABSENT
+    run: dict[str, Any] | None | Absent = ABSENT  # bot.verify.code_question.run_summary
+    undefined: list[str] | Absent = ABSENT
+    note: str | Absent = ABSENT
+    verification: dict[str, Any] | Absent = ABSENT  # {"entry_id", "confidence", "fixes", "summary"}
+    verified_fixes: list[dict[str, Any]] | Absent = ABSENT
+    seconds: float | Absent = ABSENT
+
+    @property
+    def best(self) -> Match | None:
+        """The entry offered: the first match of an answered question."""
+        return self.matches[0] if self.answered and self.matches else None

@@ -7,7 +7,9 @@ import shutil
 import textwrap
 import unicodedata
 
+from bot.answer.document import AnswerDocument, WorkaroundItem
 from bot.text.ui import labels, t
+from bot.verify.report import Status
 
 
 def _width() -> int:
@@ -49,91 +51,91 @@ def _code(code: str | None, indent: str) -> list[str]:
     return [indent + "│ " + line for line in (code or "").rstrip("\n").split("\n")] if code else []
 
 
-def rate_label(item: dict, L: dict) -> str:
+def rate_label(item: WorkaroundItem, L: dict[str, str]) -> str:
     """A percentage only where our runs or votes measured it, with the counts behind it;
     otherwise what the rate is: the team's estimate, not yet verified."""
-    text = item.get("rate_text") or L["unknown_rate"]
-    if item.get("rate_kind") == "measured" and item.get("success_rate") is not None:
-        return f"{L['success']} {item['success_rate']:.0%} ({text})"
+    text = item.rate_text or L["unknown_rate"]
+    if item.rate_kind == "measured" and item.success_rate is not None:
+        return f"{L['success']} {item.success_rate:.0%} ({text})"
     return text
 
 
-def render_answer(data: dict, top: int = 3) -> str:
-    lang = data.get("language", "en")
+def render_answer(data: AnswerDocument, top: int = 3) -> str:
+    lang = data.language
     L = labels(lang)
     width = _width()
-    matches = data.get("matches", [])
+    matches = data.matches
     lines: list[str] = []
-    if data.get("declined") in ("other-library", "no-error") and data.get("notice"):
-        return "\n".join(_wrap(("✗ " if data["declined"] == "other-library" else "? ") + data["notice"], "", width))
-    if not data.get("answered"):
-        best = matches[0]["confidence"] if matches else 0.0
+    if data.declined in ("other-library", "no-error") and data.notice:
+        return "\n".join(_wrap(("✗ " if data.declined == "other-library" else "? ") + data.notice, "", width))
+    if not data.answered:
+        best = matches[0].confidence if matches else 0.0
         lines.append(f"? {L['unsure']} ({L['confidence']} {best:.2f}).")
         if matches:
             lines.append(f"  {L['nearest']}:")
             for i, match in enumerate(matches[:top], 1):
-                lines.append(f"   {i}. {match['id']} — {match['title']} ({match['confidence']:.2f})")
+                lines.append(f"   {i}. {match.id} — {match.title} ({match.confidence:.2f})")
         lines.extend(_wrap(L["hint"], "  ", width))
         return "\n".join(lines)
 
-    best = matches[0]
-    lines.append(f"✔ {best['title']}")
-    lines.append(f"  {best['id']} · {L['confidence']} {best['confidence']:.2f}")
-    if best.get("page_url"):
-        lines.append(f"  {best['page_url']}")
+    best_match = matches[0]
+    lines.append(f"✔ {best_match.title}")
+    lines.append(f"  {best_match.id} · {L['confidence']} {best_match.confidence:.2f}")
+    if best_match.page_url:
+        lines.append(f"  {best_match.page_url}")
     lines.append("")
     lines.append(L["root_cause"])
-    lines.extend(_wrap(best["root_cause"], "  ", width))
+    lines.extend(_wrap(best_match.root_cause, "  ", width))
     lines.append("")
     lines.append(L["workarounds"])
-    for i, w in enumerate(best["workarounds"], 1):
-        lines.append(f"  {i}. {w['title']}  —  {rate_label(w, L)}")
-        lines.extend(_wrap(w["explanation"], "     ", width))
-        lines.extend(_code(w["code"], "     "))
-        if w.get("caveats"):
-            lines.extend(_wrap(f"{L['caveats']}: {w['caveats']}", "     ", width))
-    if best["dead_ends"]:
+    for i, w in enumerate(best_match.workarounds, 1):
+        lines.append(f"  {i}. {w.title}  —  {rate_label(w, L)}")
+        lines.extend(_wrap(w.explanation, "     ", width))
+        lines.extend(_code(w.code, "     "))
+        if w.caveats:
+            lines.extend(_wrap(f"{L['caveats']}: {w.caveats}", "     ", width))
+    if best_match.dead_ends:
         lines.append("")
         lines.append(L["dead_ends"])
-        for d in best["dead_ends"]:
-            lines.append(f"  ✗ {d['title']}")
-            why = d["why"] + (f" ({L['leads_to']} {d['leads_to']})" if d.get("leads_to") else "")
+        for d in best_match.dead_ends:
+            lines.append(f"  ✗ {d.title}")
+            why = d.why + (f" ({L['leads_to']} {d.leads_to})" if d.leads_to else "")
             lines.extend(_wrap(why, "     ", width))
-            if d.get("rate_kind") == "measured" and d.get("rate_text"):
-                lines.extend(_wrap(f"{L['our_evidence']}: {d['rate_text']}", "     ", width))
-    if best["sources"]:
+            if d.rate_kind == "measured" and d.rate_text:
+                lines.extend(_wrap(f"{L['our_evidence']}: {d.rate_text}", "     ", width))
+    if best_match.sources:
         lines.append("")
         lines.append(L["sources"])
-        for i, s in enumerate(best["sources"], 1):
-            lines.append(f"  [{i}] {s['title']} — {s['url']}")
-            if s.get("excerpt"):
-                lines.extend(_wrap(f"“{s['excerpt']}”", "      ", width))
+        for i, s in enumerate(best_match.sources, 1):
+            lines.append(f"  [{i}] {s.title} — {s.url}")
+            if s.excerpt:
+                lines.extend(_wrap(f"“{s.excerpt}”", "      ", width))
     others = matches[1:top]
     if others:
         lines.append("")
-        lines.append(f"{L['others']}: " + ", ".join(f"{m['id']} ({m['confidence']:.2f})" for m in others))
+        lines.append(f"{L['others']}: " + ", ".join(f"{m.id} ({m.confidence:.2f})" for m in others))
     return "\n".join(lines)
 
 
-def render_code_answer(data: dict, top: int = 3) -> str:
+def render_code_answer(data: AnswerDocument, top: int = 3) -> str:
     """`troubleshoot ask` on code, as text: what the run did, the answer to its error (as
     for a pasted error), then what each fix did to the asker's snippet."""
-    lang = data.get("language") or "en"
-    out = [data.get("note") or ""]
-    run = data.get("run")
+    lang = data.language or "en"
+    out = [data.note or ""]
+    run = data.run
     if run and run.get("error"):
         out.append("")
         out.append(render_answer(data, top=top))
-    fixes = (data.get("verification") or {}).get("fixes") or []
+    fixes = (data.verification or {}).get("fixes") or []
     if fixes:
         from bot.verify.verify import describe_row  # lazy: the sandbox loads only for code questions
 
         out.append("")
         out.append(t("tried_on_yours", lang) + ":")
         for row in fixes:
-            mark = "✔" if row.get("status") == "fixed" and row.get("kind") != "dead_end" else \
-                "✗" if row.get("status") in ("still_fails", "new_error") else "·"
-            out.append(f"  {mark} " + describe_row({"status": "not_applicable", "kind": "workaround", **row}))
-            if row.get("status") == "fixed" and row.get("diff"):
+            mark = "✔" if row.get("status") == Status.FIXED and row.get("kind") != "dead_end" else \
+                "✗" if row.get("status") in (Status.STILL_FAILS, Status.NEW_ERROR) else "·"
+            out.append(f"  {mark} " + describe_row({"status": Status.NOT_APPLICABLE, "kind": "workaround", **row}))
+            if row.get("status") == Status.FIXED and row.get("diff"):
                 out.extend("      " + line for line in row["diff"].rstrip("\n").split("\n"))
     return "\n".join(out)

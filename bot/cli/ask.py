@@ -6,9 +6,13 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.cli.common import (EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, CliError, decode_text, fail, note,
                             read_bounded)
+
+if TYPE_CHECKING:
+    from bot.answer.document import AnswerDocument
 
 MAX_PROBLEMS_SHOWN = 5
 
@@ -125,7 +129,7 @@ def ask(args) -> int:
     if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
         record_answer(text, data, surface="cli")
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json.dumps(data.as_json(), ensure_ascii=False, indent=2))
     else:
         print(render_answer(data, top=args.top))
     return 0
@@ -135,8 +139,8 @@ def ask_code(args, question) -> int:
     """Code without error text: run it through the one verification path (the asker's own
     code, in the sandbox) and answer from the error it really raised (`--no-run`: only
     say that it is code)."""
+    from bot.answer.code import answer_from_report, not_run_answer
     from bot.answer.render import render_code_answer
-    from bot.verify.code_question import answer_from_report, not_run_answer, traceback_text
 
     lang = args.lang or question.language
     started = time.monotonic()
@@ -178,16 +182,16 @@ def ask_code(args, question) -> int:
             return fail("troubleshoot ask", str(exc))
         data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
                                   top=args.top)
-    data["seconds"] = round(time.monotonic() - started, 3)
+    data.seconds = round(time.monotonic() - started, 3)
     _record_code_answer(report, question, data)
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json.dumps(data.as_json(), ensure_ascii=False, indent=2))
     else:
         print(render_code_answer(data, top=args.top))
     return 0
 
 
-def _record_code_answer(report: dict | None, question, data: dict) -> None:
+def _record_code_answer(report: dict | None, question, data: AnswerDocument) -> None:
     """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
     answer is recorded under the error the run raised, so an error no entry covers
     becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 
@@ -31,6 +31,9 @@ from bot.kb.loader import current_knowledge
 from bot.settings import get_settings
 from bot.store.models import CoverageGap, Verification, VerificationOutcome, utcnow
 from bot.verify.report import STATUSES
+
+if TYPE_CHECKING:  # answers are built above this layer (bot/answer); here they are only read
+    from bot.answer.document import AnswerDocument
 
 log = logging.getLogger(__name__)
 
@@ -176,23 +179,19 @@ def _outcome(verification_id: int, entry_id: str | None, fix: Any) -> Verificati
 
 # --- questions -------------------------------------------------------------------------------
 
-def _best(result: dict) -> dict | None:
-    matches = result.get("matches") if isinstance(result, dict) else None
-    return matches[0] if matches and isinstance(matches[0], dict) else None
-
-
-def record_gap(text: str, result: dict, *, store=None) -> bool:
+def record_gap(text: str, result: AnswerDocument, *, store=None) -> bool:
     """Count a question the knowledge base had no confident answer for (answered false),
-    under its normalised signature. True when a gap was counted."""
+    under its normalised signature; the nearest entry is its first match, if any. True
+    when a gap was counted."""
     try:
-        if not isinstance(result, dict) or result.get("answered"):
+        if result.answered:
             return False
         sig = question_signature(text)
-        best = _best(result) or {}
-        confidence = _number(best.get("confidence"))
+        nearest = result.matches[0] if result.matches else None
+        confidence = _number(nearest.confidence) if nearest else None
         values = {"signature": sig.hash, "excerpt": sig.excerpt or "(empty)",
-                  "language": _text(result.get("language"), 8), "count": 1,
-                  "nearest_entry_id": _text(best.get("id"), 128), "nearest_confidence": confidence,
+                  "language": _text(result.language, 8), "count": 1,
+                  "nearest_entry_id": _text(nearest.id, 128) if nearest else None, "nearest_confidence": confidence,
                   "first_seen": utcnow(), "last_seen": utcnow()}
         store = _store(store)
         with store.session() as session:
@@ -223,18 +222,18 @@ def _upsert(dialect: str):
     return insert
 
 
-def record_answer(text: str, result: dict, *, surface: str = "cli", store=None) -> int | None:
+def record_answer(text: str, result: AnswerDocument, *, surface: str = "cli", store=None) -> int | None:
     """An answer given outside Slack (`troubleshoot ask`): the `answers` row (signature
     hash, entry, confidence, language, surface; no user text) and, when it was not
     confident, the coverage gap."""
     try:
         sig = question_signature(text)
-        best = _best(result) if result.get("answered") else None
+        best = result.best
         store = _store(store)
         answer_id = store.add_answer(
-            entry_id=_text(best.get("id"), 128) if best else None,
-            confidence=_number(best.get("confidence")) if best else None,
-            language=_text(result.get("language"), 8) or "en", surface=surface, error_hash=sig.hash)
+            entry_id=_text(best.id, 128) if best else None,
+            confidence=_number(best.confidence) if best else None,
+            language=_text(result.language, 8) or "en", surface=surface, error_hash=sig.hash)
     except Exception as exc:  # noqa: BLE001
         log.warning("answer not recorded (%s: %s)", type(exc).__name__, exc)
         return None

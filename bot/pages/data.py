@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from bot.answer.ranking import RankedFix, rank_fixes
 from bot.evidence.display import Rate, evidence_text, measured_rate, rate_text, refuted_text
 from bot.evidence.rates import EvidenceRates, Key, Observations, load_observations, torch_minor
 from bot.kb import model as m
@@ -203,15 +204,6 @@ def _rate_fields(rate: Rate | None, prior: m.Prior | None, *, dead_end: bool) ->
     }
 
 
-def _rank(item: dict, order: int) -> tuple:
-    """Best backed first: measured fixes that mostly work, then the team's estimates (by
-    their prior), then fixes our evidence mostly contradicts; the author's order last."""
-    measured = item["measured"]
-    group = 1 if measured is None else 0 if measured >= 0.5 else 2
-    prior = item["prior"]["rate"] if item["prior"] else 0.0
-    return (group, -(measured if measured is not None else prior), order)
-
-
 def kb_status(entry: m.Entry, ev: EntryEvidence) -> dict:
     """Whether `kb verify` proved the entry: its latest run here, or why it cannot run here."""
     if ev.kb_verify is not None:
@@ -225,21 +217,24 @@ def kb_status(entry: m.Entry, ev: EntryEvidence) -> dict:
     return {"status": "not_run", "at": None, "torch": None}
 
 
+def _workaround(fix: RankedFix) -> dict:
+    w = fix.workaround
+    return {"id": w.id, "title": _i18n(w.title), "explanation": _i18n(w.explanation), "code": w.code,
+            "caveats": _i18n(w.caveats), "patch": w.patch, "refuted": bool(fix.rate.refuted),
+            "applies_when": [s.pattern for s in w.applies_when],
+            **_rate_fields(fix.rate, w.prior, dead_end=False)}
+
+
 def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None) -> dict:
     """An entry and its evidence (the `/kb/<id>.json` document; the pages render it)."""
     rates = SnapshotRates(snap.observations)
     ev = snap.entry(entry.id)
-    workarounds = []
-    for order, w in enumerate(entry.workarounds):
-        rate = rates.workaround_rate(entry.id, w)
-        item = {"id": w.id, "title": _i18n(w.title), "explanation": _i18n(w.explanation), "code": w.code,
-                "caveats": _i18n(w.caveats), "patch": w.patch, "refuted": bool(rate.refuted),
-                "applies_when": [s.pattern for s in w.applies_when],
-                **_rate_fields(rate, w.prior, dead_end=False)}
-        workarounds.append((_rank(item, order), item))
-    workarounds.sort(key=lambda t: t[0])
+    # The one order of bot/answer/ranking.py (the answer's; no question text here, so
+    # scenario-specific fixes follow the general ones).
+    ranked = rank_fixes(entry, rates)
+    workarounds = [_workaround(fix) for fix in ranked.workarounds]
     dead_ends = []
-    for w in (item for _, item in workarounds if item["refuted"]):
+    for w in (_workaround(fix) for fix in ranked.refuted):
         dead_ends.append({"id": w["id"], "title": w["title"], "why": _texts(refuted_text), "code": w["code"],
                           "leads_to": None, "leads_to_title": None, "refuted": True,
                           "measured": None if w["measured"] is None else round(1 - w["measured"], 4),
@@ -252,7 +247,7 @@ def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None)
                           "leads_to": d.leads_to, "refuted": False,
                           "leads_to_title": _leads_to_title(kb, d.leads_to),
                           **_rate_fields(rate, d.prior, dead_end=True)})
-    best = next((w for _, w in workarounds if w["measured"] is not None and not w["refuted"]), None)
+    best = next((w for w in workarounds if w["measured"] is not None), None)
     votes_up = sum(snap.observations.get((entry.id, w.id), Observations()).up for w in entry.workarounds)
     votes_down = sum(snap.observations.get((entry.id, w.id), Observations()).down for w in entry.workarounds)
     return {
@@ -269,7 +264,7 @@ def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None)
         "diagnosis": _i18n(entry.diagnosis),
         "scenarios": [{"title": _i18n(s.title), "explanation": _i18n(s.explanation), "code": s.code}
                       for s in entry.scenarios],
-        "workarounds": [item for _, item in workarounds if not item["refuted"]],
+        "workarounds": workarounds,
         "dead_ends": dead_ends,
         "sources": [{"title": s.title, "url": s.url} for s in entry.sources],
         "related": [{"id": r, "title": _leads_to_title(kb, r)} for r in entry.related],

@@ -9,7 +9,7 @@ import urllib.parse
 import socketserver
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import App
@@ -24,6 +24,9 @@ from bot.slack.services.slack_api import make_client
 from bot.slack.services.verification import default_executor
 from bot.store import Store, open_store
 
+if TYPE_CHECKING:
+    from bot.answer.document import AnswerDocument
+
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
@@ -31,14 +34,14 @@ HEALTH_PATH = "/health"
 WORKER_THREADS = 16
 
 
-def default_answer_fn(text: str, lang: str | None = None, top: int = 3) -> dict:
+def default_answer_fn(text: str, lang: str | None = None, top: int = 3) -> AnswerDocument:
     from bot.answer import answer  # lazy: loads the index and embedding model on first use
 
     return answer(text, lang=lang, top=top)
 
 
 def build_context(settings: SlackSettings, *, store: Store | None = None,
-                  answer_fn: Callable[..., dict] | None = None, executor=None) -> BotContext:
+                  answer_fn: Callable[..., AnswerDocument] | None = None, executor=None) -> BotContext:
     client = make_client(settings.bot_token, settings.api_url)
     auth = client.auth_test()
     ctx = BotContext(settings=settings, client=client, store=store or open_store(),

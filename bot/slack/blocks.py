@@ -17,6 +17,7 @@ from slack_sdk.models.blocks import (ActionsBlock, Block, ButtonElement, Context
                                      RadioButtonsElement, SectionBlock)
 from slack_sdk.models.views import View
 
+from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
 
 SECTION_LIMIT = 3000
@@ -148,30 +149,24 @@ def first_sentence(text: str | None, limit: int = CAUSE_CHARS) -> str:
     return text[:cut if cut > 0 else limit - 1].rstrip(",;: ") + "…"
 
 
-def confidence_word(match: dict, lang: str) -> str:
+def confidence_word(match: Match, lang: str) -> str:
     """The confidence in words ("high"), never a bare score."""
-    value = match.get("confidence")
-    if isinstance(value, (int, float)):
-        level = "high" if value >= 0.75 else "medium" if value >= 0.5 else "low"
-    elif value in ("high", "medium", "low"):
-        level = value
-    else:
-        return ""
+    value = match.confidence
+    level = "high" if value >= 0.75 else "medium" if value >= 0.5 else "low"
     return t(f"match_{level}", lang)
 
 
-def confidence_text(match: dict, lang: str) -> str:
+def confidence_text(match: Match, lang: str) -> str:
     word = confidence_word(match, lang)
     return f"{t('confidence', lang)}: {word}" if word else ""
 
 
-def _rate_text(w: dict, lang: str) -> str:
+def _rate_text(w: WorkaroundItem, lang: str) -> str:
     """A percentage only where our runs or votes measured it, with its counts; otherwise
     "team estimate, not yet verified" (bot.evidence.display)."""
-    text = escape(str(w.get("rate_text") or ""))
-    rate = w.get("success_rate")
-    if w.get("rate_kind") == "measured" and isinstance(rate, (int, float)):
-        return f"{t('works', lang)} {rate * 100:.0f}% · {text}"
+    text = escape(str(w.rate_text or ""))
+    if w.rate_kind == "measured" and w.success_rate is not None:
+        return f"{t('works', lang)} {w.success_rate * 100:.0f}% · {text}"
     return text
 
 
@@ -191,48 +186,43 @@ def _code(code: str | None, *, max_lines: int | None = None, max_chars: int | No
     return f"\n{FENCE}\n{body}\n{FENCE}"
 
 
-def _workaround_text(i: int, w: dict, lang: str) -> str:
-    head = f"*{i}. {escape(tidy(w.get('title')) or w.get('id') or '')}*"
+def _workaround_text(i: int, w: WorkaroundItem, lang: str) -> str:
+    head = f"*{i}. {escape(tidy(w.title) or w.id or '')}*"
     rate = _rate_text(w, lang)
     if rate:
         head += f"  _({rate})_"
-    body = escape(tidy(w.get("explanation")))
-    caveats = w.get("caveats")
-    if isinstance(caveats, list):
-        caveats = " ".join(str(c) for c in caveats)
-    extra = f"\n_{escape(tidy(caveats))}_" if caveats else ""
-    return f"{head}\n{body}{_code(w.get('code'))}{extra}".strip()
+    body = escape(tidy(w.explanation))
+    extra = f"\n_{escape(tidy(w.caveats))}_" if w.caveats else ""
+    return f"{head}\n{body}{_code(w.code)}{extra}".strip()
 
 
-def _leads_to(d: dict, lang: str) -> str:
+def _leads_to(d: DeadEndItem, lang: str) -> str:
     """What a dead end raises instead, by the entry's title (an id only when the title is
     unknown)."""
-    title = d.get("leads_to_title")
-    if title:
-        return escape(tidy(title))
-    return f"`{escape(d['leads_to'])}`" if d.get("leads_to") else ""
+    if d.leads_to_title:
+        return escape(tidy(d.leads_to_title))
+    return f"`{escape(d.leads_to)}`" if d.leads_to else ""
 
 
-def _dead_end_text(d: dict, lang: str) -> str:
-    text = f":no_entry: *{escape(tidy(d.get('title')) or d.get('id') or '')}*\n{escape(tidy(d.get('why')))}"
-    if d.get("leads_to"):
+def _dead_end_text(d: DeadEndItem, lang: str) -> str:
+    text = f":no_entry: *{escape(tidy(d.title) or d.id or '')}*\n{escape(tidy(d.why))}"
+    if d.leads_to:
         text += f"\n{t('leads_to', lang)}: {_leads_to(d, lang)}"
-    if d.get("rate_kind") == "measured" and d.get("rate_text"):
-        text += f"\n:test_tube: _{escape(d['rate_text'])}_"
-    return text + _code(d.get("code"))
+    if d.rate_kind == "measured" and d.rate_text:
+        text += f"\n:test_tube: _{escape(d.rate_text)}_"
+    return text + _code(d.code)
 
 
-def public_sources(sources: list[dict] | None) -> list[dict]:
+def public_sources(sources: list[Source]) -> list[Source]:
     """Sources a reader can open: http(s) addresses. The team's own notes and files
     (internal names, no address) are not listed."""
-    return [s for s in sources or [] if isinstance(s.get("url"), str) and s["url"].startswith(("http://", "https://"))]
+    return [s for s in sources if isinstance(s.url, str) and s.url.startswith(("http://", "https://"))]
 
 
-def _source_line(i: int, s: dict) -> str:
-    title = escape(s.get("title") or s.get("url") or "")
-    url = s.get("url")
+def _source_line(i: int, s: Source) -> str:
+    title = escape(s.title or s.url or "")
     # In a link, | and > would end the label or the link early.
-    return f"[{i}] <{url}|{title.replace('|', '/')}>" if url and "://" in url else f"[{i}] {title}"
+    return f"[{i}] <{s.url}|{title.replace('|', '/')}>" if s.url and "://" in s.url else f"[{i}] {title}"
 
 
 def _notes(notes: list[str] | None, lang: str) -> list[Block]:
@@ -258,54 +248,56 @@ def answer_buttons(answer_id: int, lang: str, votes: tuple[int, int], *, private
     return ActionsBlock(block_id=f"answer-{answer_id}", elements=elements)
 
 
-def _footer(answer_id: int, lang: str, best: dict | None = None) -> ContextBlock:
+def _footer(answer_id: int, lang: str, best: Match | None = None) -> ContextBlock:
     text = f"{t('ref', lang)} A{answer_id}"
     if best:
-        text += f" · `{escape(best['id'])}`"  # what `troubleshoot ask` and the knowledge pages call it
-        more_fixes = max(0, len(best.get("workarounds") or []) - 1)
-        more_dead = max(0, len(best.get("dead_ends") or []) - 1)
+        text += f" · `{escape(best.id)}`"  # what `troubleshoot ask` and the knowledge pages call it
+        more_fixes = max(0, len(best.workarounds) - 1)
+        more_dead = max(0, len(best.dead_ends) - 1)
         if more_fixes or more_dead:
             text += " · " + t("more_in_details", lang, fixes=more_fixes, dead_ends=more_dead)
     return context(text)
 
 
-def _best_fix_text(w: dict, lang: str, *, code: bool = True) -> str:
-    title = escape(tidy(w.get("title")) or w.get("id") or "")
+def _best_fix_text(w: WorkaroundItem, lang: str, *, code: bool = True) -> str:
+    title = escape(tidy(w.title) or w.id or "")
     text = f":white_check_mark: *{t('best_fix', lang)}: {title}*"
     rate = _rate_text(w, lang)
     if rate:
         text += f"\n_{rate}_"
     if code:
-        text += _code(w.get("code"), max_lines=FIRST_CODE_LINES, max_chars=FIRST_CODE_CHARS)
+        text += _code(w.code, max_lines=FIRST_CODE_LINES, max_chars=FIRST_CODE_CHARS)
     return text
 
 
-def _dead_end_line(d: dict, lang: str) -> str:
-    title = escape(first_sentence(d.get("title"), DEAD_END_CHARS) or d.get("id") or "")
+def _dead_end_line(d: DeadEndItem, lang: str, entry_id: str | None = None) -> str:
+    """One line warning of a dead end of the entry `entry_id` (a dead end that leads back
+    to the same error gets its why instead of a link to itself)."""
+    title = escape(first_sentence(d.title, DEAD_END_CHARS) or d.id or "")
     line = f":no_entry: {t('dont', lang)}: *{title}*"
-    if d.get("leads_to") and d.get("leads_to") != d.get("entry_id"):
+    if d.leads_to and d.leads_to != entry_id:
         line += f" ({t('leads_to', lang)}: {_leads_to(d, lang)})"
-    elif d.get("why"):
-        line += f": {escape(first_sentence(d.get('why'), DEAD_END_CHARS))}"
+    elif d.why:
+        line += f": {escape(first_sentence(d.why, DEAD_END_CHARS))}"
     return line
 
 
-def tempting_dead_end(dead_ends: list[dict]) -> dict | None:
+def tempting_dead_end(dead_ends: list[DeadEndItem]) -> DeadEndItem | None:
     """The dead end to warn about first: one our runs saw fail most, else the author's first."""
     if not dead_ends:
         return None
-    measured = [d for d in dead_ends if d.get("rate_kind") == "measured" and isinstance(d.get("fail_rate"), (int, float))]
+    measured = [(d, d.fail_rate) for d in dead_ends if d.rate_kind == "measured" and d.fail_rate is not None]
     if measured:
-        return max(measured, key=lambda d: (d["fail_rate"], d.get("evidence") or 0))
+        return max(measured, key=lambda pair: (pair[1], pair[0].evidence or 0))[0]
     return dead_ends[0]
 
 
-def _unsure(answer: dict, lang: str, answer_id: int, votes, private: bool, content: list[Block],
-            notes) -> Message:
-    matches = answer.get("matches") or []
+def _unsure(answer: AnswerDocument, lang: str, answer_id: int, votes: tuple[int, int], private: bool,
+            content: list[Block], notes: list[str] | None) -> Message:
+    matches = answer.matches
     text_parts = [t("not_sure", lang)]
     if matches:
-        guesses = "\n".join(f"• {escape(tidy(m.get('title')) or m['id'])} ({confidence_text(m, lang)})"
+        guesses = "\n".join(f"• {escape(tidy(m.title) or m.id)} ({confidence_text(m, lang)})"
                             for m in matches[:3])
         text_parts.append(f"*{t('closest', lang)}*\n{guesses}")
     text_parts.append(t("not_sure_hint", lang))
@@ -316,52 +308,52 @@ def _unsure(answer: dict, lang: str, answer_id: int, votes, private: bool, conte
     return Message(text=fallback(t("not_sure", lang)), blocks=fit_blocks(content, tail, lang))
 
 
-def answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0), private: bool = False,
-                   shared_by: str | None = None, notes: list[str] | None = None, verify: bool = True,
-                   code: bool = True, dead_end: bool = True) -> Message:
-    """The first answer to one question (the `ask --json` contract) as a Slack message
+def answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+                   private: bool = False, shared_by: str | None = None, notes: list[str] | None = None,
+                   verify: bool = True, code: bool = True, dead_end: bool = True) -> Message:
+    """The first answer to one question (the `ask --json` document) as a Slack message
     that fits one screen; `notes` (e.g. files that were skipped) go above the buttons."""
-    lang = answer.get("language") or "en"
-    matches = answer.get("matches") or []
+    lang = answer.language or "en"
+    matches = answer.matches
     content: list[Block] = []
     if shared_by:
         content.append(context(t("shared_by", lang, user=shared_by)))
-    if answer.get("declined") in ("other-library", "no-error") and answer.get("notice"):
+    if answer.declined in ("other-library", "no-error") and answer.notice:
         # another library's error, or no error at all: say so, no guesses, nothing to verify
-        content += sections(escape(answer["notice"]))
+        content += sections(escape(answer.notice))
         content += _notes(notes, lang)
         tail = [context(f"{t('ref', lang)} A{answer_id}")]
-        return Message(text=fallback(answer["notice"]), blocks=fit_blocks(content, tail, lang))
-    if not answer.get("answered") or not matches:
+        return Message(text=fallback(answer.notice), blocks=fit_blocks(content, tail, lang))
+    if not answer.answered or not matches:
         return _unsure(answer, lang, answer_id, votes, private, content, notes)
 
     best = matches[0]
-    title = escape(tidy(best.get("title")) or best["id"])
+    title = escape(tidy(best.title) or best.id)
     conf = confidence_word(best, lang)
     head = f":mag: *{title}*"
-    if best.get("page_url"):  # TROUBLESHOOT_PUBLIC_URL is set: the entry's page (bot/pages)
-        head += f"  <{best['page_url']}|{t('page', lang)}>"
+    if best.page_url:  # TROUBLESHOOT_PUBLIC_URL is set: the entry's page (bot/pages)
+        head += f"  <{best.page_url}|{t('page', lang)}>"
     head += f"\n_{t('match_is', lang, level=conf)}_" if conf else ""
-    cause = first_sentence(best.get("root_cause"))
+    cause = first_sentence(best.root_cause)
     if cause:
         head += f"\n{escape(cause)}"
     content += sections(head)
-    workarounds = best.get("workarounds") or []
+    workarounds = best.workarounds
     if workarounds:
         content += sections(_best_fix_text(workarounds[0], lang, code=code))
-    tempting = tempting_dead_end(best.get("dead_ends") or []) if dead_end else None
+    tempting = tempting_dead_end(best.dead_ends) if dead_end else None
     if tempting:
-        content.append(context(_dead_end_line(dict(tempting, entry_id=best["id"]), lang)))
+        content.append(context(_dead_end_line(tempting, lang, entry_id=best.id)))
     content += _notes(notes, lang)
     tail = [answer_buttons(answer_id, lang, votes, private=private, verify=verify and bool(workarounds)),
             _footer(answer_id, lang, best)]
-    summary = f"{tidy(best.get('title')) or best['id']}: {cause}"
+    summary = f"{tidy(best.title) or best.id}: {cause}"
     if workarounds:
-        summary += f" {t('best_fix', lang)}: {tidy(workarounds[0].get('title'))}"
+        summary += f" {t('best_fix', lang)}: {tidy(workarounds[0].title)}"
     return Message(text=fallback(summary), blocks=fit_blocks(content, tail, lang))
 
 
-def compact_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+def compact_answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, int] = (0, 0),
                            private: bool = False, verify: bool = True) -> Message:
     """A smaller form for when Slack refuses the first one (msg_too_long, invalid_blocks):
     the fix's code and the dead end go; the fix's title, its evidence and the buttons stay."""
@@ -369,83 +361,80 @@ def compact_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, in
                           dead_end=False)
 
 
-def minimal_answer_message(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+def minimal_answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, int] = (0, 0),
                            private: bool = False, verify: bool = True) -> Message:
     """The last form: one short section (title, the best fix's title and a few lines of
     its code) and the buttons. Still the fix, still the buttons."""
-    lang = answer.get("language") or "en"
-    matches = answer.get("matches") or []
-    if not answer.get("answered") or not matches:
+    lang = answer.language or "en"
+    matches = answer.matches
+    if not answer.answered or not matches:
         return Message(text=fallback(t("not_sure", lang)), blocks=sections(t("not_sure", lang)))
     best = matches[0]
-    workarounds = best.get("workarounds") or []
-    text = f"*{escape(tidy(best.get('title')) or best['id'])[:200]}*"
+    workarounds = best.workarounds
+    text = f"*{escape(tidy(best.title) or best.id)[:200]}*"
     if workarounds:
         w = workarounds[0]
-        text += f"\n{t('best_fix', lang)}: {escape(tidy(w.get('title')))[:200]}"
-        text += _code(w.get("code"), max_lines=6, max_chars=300)
+        text += f"\n{t('best_fix', lang)}: {escape(tidy(w.title))[:200]}"
+        text += _code(w.code, max_lines=6, max_chars=300)
     blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=text[:SECTION_LIMIT])),
                            answer_buttons(answer_id, lang, votes, private=private, verify=verify and bool(workarounds))]
-    summary = f"{tidy(best.get('title'))}. " + (f"{t('best_fix', lang)}: {tidy(workarounds[0].get('title'))}"
-                                                if workarounds else "")
+    summary = f"{tidy(best.title)}. " + (f"{t('best_fix', lang)}: {tidy(workarounds[0].title)}"
+                                         if workarounds else "")
     return Message(text=fallback(summary), blocks=blocks)
 
 
-def answer_versions(answer: dict, *, answer_id: int, votes: tuple[int, int] = (0, 0), private: bool = False,
-                    notes: list[str] | None = None, verify: bool = True) -> list[Message]:
+def answer_versions(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, int] = (0, 0),
+                    private: bool = False, notes: list[str] | None = None, verify: bool = True) -> list[Message]:
     """The forms post() tries in order when Slack refuses one for its content."""
     return [answer_message(answer, answer_id=answer_id, votes=votes, private=private, notes=notes, verify=verify),
             compact_answer_message(answer, answer_id=answer_id, votes=votes, private=private, verify=verify),
             minimal_answer_message(answer, answer_id=answer_id, votes=votes, private=private, verify=verify)]
 
 
-def details_blocks(answer: dict) -> list[Block]:
+def details_blocks(answer: AnswerDocument) -> list[Block]:
     """Everything about the best match: the whole root cause, the diagnosis, every
     workaround with its evidence, every dead end, version notes, sources, other matches."""
-    lang = answer.get("language") or "en"
-    matches = answer.get("matches") or []
+    lang = answer.language or "en"
+    matches = answer.matches
     if not matches:
-        return sections(t("not_sure", lang))
+        return list(sections(t("not_sure", lang)))
     best = matches[0]
     content: list[Block] = []
     conf = confidence_text(best, lang)
-    content += sections(f":mag: *{escape(tidy(best.get('title')) or best['id'])}*" + (f"\n{conf}" if conf else ""))
-    if best.get("root_cause"):
-        content += sections(f"*{t('root_cause', lang)}*\n{escape(tidy(best['root_cause']))}")
-    if best.get("diagnosis"):
-        content += sections(f"*{t('diagnosis', lang)}*\n{escape(tidy(best['diagnosis']))}")
-    workarounds = best.get("workarounds") or []
-    if workarounds:
+    content += sections(f":mag: *{escape(tidy(best.title) or best.id)}*" + (f"\n{conf}" if conf else ""))
+    if best.root_cause:
+        content += sections(f"*{t('root_cause', lang)}*\n{escape(tidy(best.root_cause))}")
+    if best.diagnosis:
+        content += sections(f"*{t('diagnosis', lang)}*\n{escape(tidy(best.diagnosis))}")
+    if best.workarounds:
         content.append(DividerBlock())
         content += sections(f"*{t('workarounds', lang)}*")
-        for i, w in enumerate(workarounds, 1):
+        for i, w in enumerate(best.workarounds, 1):
             content += sections(_workaround_text(i, w, lang))
-    dead_ends = best.get("dead_ends") or []
-    if dead_ends:
+    if best.dead_ends:
         content.append(DividerBlock())
         content += sections(f"*{t('dead_ends', lang)}*")
-        for d in dead_ends:
+        for d in best.dead_ends:
             content += sections(_dead_end_text(d, lang))
-    notes = best.get("version_notes") or []
-    if notes:
+    if best.version_notes:
         content += sections(f"*{t('versions', lang)}*\n" + "\n".join(
-            f"• `{escape(n.get('versions') or '')}`: {escape(tidy(n.get('note') or n.get('message') or ''))}"
-            for n in notes))
-    srcs = public_sources(best.get("sources"))
+            f"• `{escape(n.versions or '')}`: {escape(tidy(n.note or n.message or ''))}"
+            for n in best.version_notes))
+    srcs = public_sources(best.sources)
     if srcs:
         content += sections(f"*{t('sources', lang)}*\n" + "\n".join(_source_line(i, s) for i, s in enumerate(srcs, 1)))
     others = matches[1:]
     if others:
         content.append(context(f"{t('also', lang)}: " + "; ".join(
-            f"{escape(tidy(m.get('title')) or m['id'])} ({confidence_word(m, lang)})" for m in others[:5])))
+            f"{escape(tidy(m.title) or m.id)} ({confidence_word(m, lang)})" for m in others[:5])))
     return content
 
 
 MODAL_MAX_BLOCKS = 100
 
 
-def details_view(answer: dict, answer_id: int) -> View:
-    lang = answer.get("language") or "en"
+def details_view(answer: AnswerDocument, answer_id: int) -> View:
+    lang = answer.language or "en"
     blocks = details_blocks(answer)
     if len(blocks) > MODAL_MAX_BLOCKS:
         dropped = len(blocks) - (MODAL_MAX_BLOCKS - 1)
@@ -455,11 +444,12 @@ def details_view(answer: dict, answer_id: int) -> View:
                 close=PlainTextObject(text=t("close", lang)), blocks=blocks)
 
 
-def details_message(answer: dict, answer_id: int) -> Message:
+def details_message(answer: AnswerDocument, answer_id: int) -> Message:
     """The details as a message (when no modal can be opened)."""
-    lang = answer.get("language") or "en"
-    best = (answer.get("matches") or [{}])[0]
-    return Message(text=fallback(f"{tidy(best.get('title')) or ''}: {tidy(best.get('root_cause'))}"),
+    lang = answer.language or "en"
+    best = answer.matches[0] if answer.matches else None
+    summary = f"{tidy(best.title)}: {tidy(best.root_cause)}" if best else ": "
+    return Message(text=fallback(summary),
                    blocks=fit_blocks(details_blocks(answer), [context(f"{t('ref', lang)} A{answer_id}")], lang))
 
 
@@ -514,13 +504,14 @@ def working_message(lang: str) -> Message:
 _FIX_STAGE = re.compile(r"fix (\d+) of (\d+)(?::\s*(.*))?", re.IGNORECASE)
 
 
-def fix_titles(answer: dict | None) -> dict[str, str]:
-    """Workaround and dead-end ids (and their patch names) -> titles, for progress and results."""
+def fix_titles(answer: AnswerDocument | None) -> dict[str, str]:
+    """Workaround and dead-end ids (and workarounds' patch names) -> titles, for progress and results."""
     titles: dict[str, str] = {}
-    for match in (answer or {}).get("matches") or []:
-        for item in (match.get("workarounds") or []) + (match.get("dead_ends") or []):
-            title = tidy(item.get("title")) or item.get("id")
-            for key in (item.get("id"), item.get("patch")):
+    for match in answer.matches if answer is not None else []:
+        keyed = [(tidy(w.title) or w.id, (w.id, w.patch)) for w in match.workarounds]
+        keyed += [(tidy(d.title) or d.id, (d.id, None)) for d in match.dead_ends]
+        for title, keys in keyed:
+            for key in keys:
                 if key and key not in titles:
                     titles[key] = title
     return titles

@@ -13,7 +13,7 @@ to parse ("thanks", "안녕하세요", "not bad").
 
 Such a question is answered by running the code (it is the asker's own code; the
 sandbox exists for this) through the one verification path, then answering from the
-error it really raised: see `answer_from_report`.
+error it really raised: see bot/answer/code.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass
 
 from bot.text.lang import detect_language
-from bot.text.ui import t
 
 MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
 MAX_CODE_CHARS = 50_000
@@ -248,69 +247,3 @@ def run_summary(report: dict) -> dict:
             "error": None if not error else {"type": error.get("type"), "message": error.get("message"),
                                              "entry_id": error.get("entry_id")},
             "snippet_line": report.get("snippet_line")}
-
-
-def _fix_rows(report: dict) -> list[dict]:
-    keep = ("workaround", "kind", "patch", "title", "status", "note", "reason", "diff", "new_entry_id",
-            "seconds", "memory_change")
-    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in report.get("fixes") or []]
-
-
-def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_run") -> dict:
-    """The answer to a code question that is not run: --no-run, or code that cannot run
-    on its own (names it never defines)."""
-    lang = lang or question.language
-    if why == "not_runnable":
-        names = ", ".join(f"`{n}`" for n in question.undefined[:6]) + (" …" if len(question.undefined) > 6 else "")
-        note = t("code_not_runnable", lang, names=names, them="them" if len(question.undefined) > 1 else "it")
-    else:
-        note = t("code_not_run", lang, lines=question.lines)
-    return {"answered": False, "language": lang, "matches": [], "input": "code", "run": None,
-            "undefined": list(question.undefined), "note": note}
-
-
-def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang: str | None = None,
-                       top: int = 3) -> dict:
-    """The answer to a code question from its verification report: the error the run
-    really raised, classified like any pasted error (`answer_fn(text, lang=, top=)`,
-    i.e. bot.answer.answer), with what each fix did to the asker's own snippet. A
-    snippet that ran cleanly gets "it ran without an error on torch X (CPU/GPU)"."""
-    lang = lang or question.language
-    run = run_summary(report)
-    env = report.get("environment") or {}
-    torch, device = env.get("torch") or "?", device_text(env)
-    base = {"input": "code", "run": run}
-    if not report.get("reproduced"):
-        reason = report.get("exit_reason")
-        if reason == "ok":
-            note = t("code_ran_clean", lang, torch=torch, device=device) + " " + t("code_ran_clean_hint", lang)
-        elif reason == "timeout":
-            note = t("code_timeout", lang, torch=torch, device=device)
-        else:
-            why = report.get("summary") or f"exit reason {reason}"
-            note = t("code_limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
-        return {"answered": False, "language": lang, "matches": [], **base, "note": note}
-    data = dict(answer_fn(traceback_text(report), lang=lang, top=top))
-    error = run["error"] or {}
-    data.update(base)
-    data["note"] = t("code_raised", lang, torch=torch, device=device,
-                         error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
-    fixes = _fix_rows(report)
-    data["verification"] = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),
-                            "fixes": fixes, "summary": report.get("summary")}
-    data["verified_fixes"] = [f for f in fixes if f.get("status") == "fixed" and f.get("kind") == "workaround"]
-    matches = data.get("matches") or []
-    if matches and error.get("entry_id") == matches[0].get("id"):
-        status = {f["workaround"]: f["status"] for f in fixes}
-        for item in matches[0].get("workarounds") or []:
-            if item.get("id") in status:
-                item["on_your_code"] = status[item["id"]]
-        for item in matches[0].get("dead_ends") or []:
-            if item.get("id") in status:
-                item["on_your_code"] = status[item["id"]]
-    return data
-
-
-def _short(text: str | None, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -47,9 +47,10 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     assert dead["detach-before-backward"]["evidence_summary"] == "failed in 1 of 1 verified run on torch 2.13"
 
     # The terminal answer says it next to the workaround, in the asker's language too.
+    from bot.answer.document import AnswerDocument
     from bot.answer.render import render_answer
 
-    human = render_answer(json.loads(ask.stdout))
+    human = render_answer(AnswerDocument.from_json(json.loads(ask.stdout)))
     assert "fixes it 100% (fixed 1 of 1 verified run on torch 2.13)" in human
     assert "team estimate, not yet verified" in human  # the workarounds no run has checked
     for key, value in env.items():

@@ -133,12 +133,12 @@ def test_a_workaround_refuted_by_runs_is_shown_as_a_dead_end(make_store, evidenc
         result = answer(SEED_ERROR)
     finally:
         set_rate_source(None)
-    best = result["matches"][0]
-    assert best["id"] == ENTRY
-    assert RETAIN not in [w["id"] for w in best["workarounds"]]
-    dead = next(d for d in best["dead_ends"] if d["id"] == RETAIN)
-    assert dead["refuted"] is True and dead["fail_rate"] == 1.0  # failed in 3 of 3: measured, no prior in it
-    assert dead["evidence_summary"] == "failed in 3 of 3 verified runs on torch 2.13"
+    best = result.matches[0]
+    assert best.id == ENTRY
+    assert RETAIN not in [w.id for w in best.workarounds]
+    dead = next(d for d in best.dead_ends if d.id == RETAIN)
+    assert dead.refuted is True and dead.fail_rate == 1.0  # failed in 3 of 3: measured, no prior in it
+    assert dead.evidence_summary == "failed in 3 of 3 verified runs on torch 2.13"
 
 
 def _answer_json(entry_first: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import answer_docs
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
@@ -41,13 +42,13 @@ def story(store, report: dict) -> None:
     record_verification(variant(report, statuses={"retain-graph-all-but-last": "still_fails"}, torch="2.4.1+cu121",
                                 gpu="NVIDIA H100", job="job-1"), CODE + "\n# b\n", store=store, surface="queue")
     record_verification(variant(report, job="job-1"), CODE + "\n# b\n", store=store)  # a replay: ignored
-    answer = {"answered": True, "language": "en", "matches": [
-        {"id": "pytorch/backward-twice", "confidence": 0.97, "workarounds": [{"id": "backward-once"}]}]}
+    answer = answer_docs.document(answer_docs.match("pytorch/backward-twice", confidence=0.97,
+                                                    workarounds=[answer_docs.workaround("backward-once")]))
     answer_id = store.add_answer(entry_id="pytorch/backward-twice", confidence=0.97, language="en",
-                                 surface="mention", error_hash="a" * 64, answer_json=json.dumps(answer))
+                                 surface="mention", error_hash="a" * 64, answer_json=json.dumps(answer.as_json()))
     for user, vote in (("U1", 1), ("U2", 1), ("U3", -1), ("U1", 1), ("U3", 1)):
         store.vote(answer_id, store.user_hash("T1", user), vote)
-    unsure = {"answered": False, "language": "en", "matches": [{"id": "pytorch/cuda-oom", "confidence": 0.41}]}
+    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.41), answered=False)
     for question in ("RuntimeError: frobnicate failed at /home/alice/train.py line 3",
                      "RuntimeError: frobnicate failed at /home/bob/train.py line 9",
                      "ValueError: the widget is misaligned"):
@@ -180,7 +181,7 @@ def test_nothing_private_is_kept_without_consent(make_store, seed_run):
     answer_id = store.add_answer(entry_id=None, confidence=None, language="en", surface="mention", error_hash="h")
     store.vote(answer_id, store.user_hash("T0001", "U0ALICE"), 1)
     record_gap("<@U0ALICE> RuntimeError: my op broke, mail alice@example.com or see https://wiki.corp/x by @alice",
-               {"answered": False, "matches": []}, store=store)
+               answer_docs.document(answered=False), store=store)
     dump = _all_rows(store)
     for private in ("sk-live-1234", "alice@example.com", "U0ALICE", "wiki.corp", "@alice"):
         assert private not in dump

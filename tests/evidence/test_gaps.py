@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 
+import answer_docs
 import pytest
 import yaml
 
@@ -21,12 +22,12 @@ from .conftest import troubleshoot
 HALF = "RuntimeError: value cannot be converted to type at::Half without overflow"
 DIST = ("ValueError: Expected parameter scale (Tensor of shape (3,)) of distribution Normal(loc: torch.Size([3]), "
         "scale: torch.Size([3])) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values")
-UNANSWERED = {"answered": False, "matches": [{"id": "pytorch/half-not-implemented", "confidence": 0.41}]}
+NEAREST = answer_docs.match("pytorch/half-not-implemented", "Half not implemented", confidence=0.41)
 
 
 def ask(store, text: str, lang: str) -> None:
     """What `troubleshoot ask` records for a question without a confident answer."""
-    record_answer(text, dict(UNANSWERED, language=lang), store=store)
+    record_answer(text, answer_docs.document(NEAREST, answered=False, language=lang), store=store)
 
 
 @pytest.fixture
@@ -65,8 +66,7 @@ def test_a_gap_is_named_by_rank_or_key(store):
 
 def test_an_answered_question_is_no_gap(make_store):
     s = make_store("sqlite")
-    assert not record_gap(HALF, {"answered": True, "language": "en", "matches": [{"id": "x", "confidence": 0.9}]},
-                          store=s)
+    assert not record_gap(HALF, answer_docs.document(answer_docs.match("x", confidence=0.9)), store=s)
     assert list_gaps(s) == []
 
 

@@ -12,6 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+import answer_docs
 import pytest
 import yaml
 
@@ -111,12 +112,12 @@ def evidence(tmp_path, monkeypatch, pages_kb) -> Evidence:
     ]
     for rep, asker, snippet in runs:
         assert record_verification(rep, snippet, store=store, asker=asker, surface="cli") is not None
-    answered = {"answered": True, "language": "en",
-                "matches": [{"id": bt, "confidence": 0.93, "workarounds": [{"id": "backward-once"}]}]}
+    answered = answer_docs.document(answer_docs.match(bt, confidence=0.93,
+                                                      workarounds=[answer_docs.workaround("backward-once")]))
     for _ in range(2):
         assert record_answer("RuntimeError: Trying to backward through the graph a second time", answered,
                              store=store) is not None
-    unsure = {"answered": False, "language": "en", "matches": [{"id": "pytorch/cuda-oom", "confidence": 0.2}]}
+    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.2), answered=False)
     record_answer("ValueError: <script>alert(6)</script> frobnicator exploded", unsure, store=store)
     yield Evidence(store, url)
     store.engine.dispose()
@@ -141,7 +142,7 @@ def served(evidence):
 
     fake = FakeSlack().start()
     settings = SlackSettings(bot_token=fake.bot_token, signing_secret=SIGNING_SECRET, api_url=fake.api_url)
-    ctx = build_context(settings, store=evidence.store, answer_fn=lambda *a, **k: {"answered": False, "matches": []})
+    ctx = build_context(settings, store=evidence.store, answer_fn=lambda *a, **k: answer_docs.document(answered=False))
     ctx.ready = True
     app = build_app(ctx)
     server = make_http_server(app, ctx, "127.0.0.1", 0)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import answer_docs
 import pytest
 
 from .conftest import EVIL_TITLE, HOSTILE, REPO, SLICE
@@ -98,9 +99,8 @@ def test_answers_link_to_the_page_when_a_public_url_is_set(monkeypatch):
         assert "TROUBLESHOOT_PUBLIC_URL" in str(exc)
     monkeypatch.setenv("TROUBLESHOOT_PUBLIC_URL", "https://kb.example.org")
     url = public_page_url(BT, "zh")
-    answer = {"answered": True, "language": "zh", "matches": [{
-        "id": BT, "title": "对同一个计算图第二次执行反向传播", "score": 1.0, "confidence": 0.9, "root_cause": "…",
-        "workarounds": [], "dead_ends": [], "sources": [], "page_url": url}]}
+    answer = answer_docs.document(answer_docs.match(BT, "对同一个计算图第二次执行反向传播", confidence=0.9,
+                                                    root_cause="…", page_url=url), language="zh")
     assert url in render_answer(answer)
     blocks = json.dumps([b.to_dict() for b in answer_message(answer, answer_id=7).blocks], ensure_ascii=False)
     assert f"<{url}|知识页面>" in blocks
@@ -108,7 +108,7 @@ def test_answers_link_to_the_page_when_a_public_url_is_set(monkeypatch):
 
 def test_answer_json_carries_the_page_url(pages_kb, monkeypatch):
     """bot.answer's match item (the `ask --json` contract) names the page when the URL is set."""
-    from bot.answer.build import match_item
+    from bot.answer.build import match
     from bot.evidence.display import PriorRates
     from bot.kb.loader import check_knowledge
     from bot.retrieval.engine import Hit
@@ -116,7 +116,7 @@ def test_answer_json_carries_the_page_url(pages_kb, monkeypatch):
     kb, _ = check_knowledge(pages_kb)
     hit = Hit(entry=kb.entries[BT], score=1.0, confidence=0.9, legs={})
     monkeypatch.delenv("TROUBLESHOOT_PUBLIC_URL", raising=False)
-    assert match_item(hit, kb, "en", PriorRates())["page_url"] is None
+    assert match(hit, kb, "en", PriorRates()).page_url is None
     monkeypatch.setenv("TROUBLESHOOT_PUBLIC_URL", "http://bot.internal:3000")
-    assert match_item(hit, kb, "ko", PriorRates())["page_url"] == f"http://bot.internal:3000/kb/{BT}?lang=ko"
-    assert posixpath.basename(match_item(hit, kb, "en", PriorRates())["page_url"]) == "backward-twice"
+    assert match(hit, kb, "ko", PriorRates()).page_url == f"http://bot.internal:3000/kb/{BT}?lang=ko"
+    assert posixpath.basename(match(hit, kb, "en", PriorRates()).page_url or "") == "backward-twice"

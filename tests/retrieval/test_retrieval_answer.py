@@ -16,7 +16,7 @@ OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. 
 
 
 def test_answer_has_exactly_the_contract_keys(use_fixture_env):
-    data = answer(OOM, top=2)
+    data = answer(OOM, top=2).as_json()  # the `ask --json` document
     assert set(data) == {"answered", "language", "matches", "declined", "notice", "other_library"}
     assert data["declined"] is None and data["notice"] is None and data["other_library"] is None
     assert data["answered"] is True and data["language"] == "en"
@@ -33,16 +33,16 @@ def test_answer_has_exactly_the_contract_keys(use_fixture_env):
 
 
 def test_estimates_are_ranked_but_never_shown_as_a_percentage(use_fixture_env):
-    workarounds = answer(OOM)["matches"][0]["workarounds"]
-    general = [w for w in workarounds if w["scenario"] is None]
-    estimates = [w["estimate"] for w in general]
+    workarounds = answer(OOM).matches[0].workarounds
+    general = [w for w in workarounds if w.scenario is None]
+    estimates = [w.estimate for w in general]
     assert estimates == sorted(estimates, reverse=True) and estimates[0] == 0.9
     # Fixes for scenarios the asker did not mention come after the general ones.
-    assert [w["scenario"] for w in workarounds] == sorted((w["scenario"] for w in workarounds),
-                                                          key=lambda s: s is not None)
+    assert [w.scenario for w in workarounds] == sorted((w.scenario for w in workarounds),
+                                                       key=lambda s: s is not None)
     for w in workarounds:
-        assert w["rate_source"] == "prior" and w["rate_kind"] == "estimate" and w["success_rate"] is None
-        assert w["rate_text"] == "team estimate, not yet verified"
+        assert w.rate_source == "prior" and w.rate_kind == "estimate" and w.success_rate is None
+        assert w.rate_text == "team estimate, not yet verified"
 
 
 @pytest.mark.parametrize("lang, words", [("en", "team estimate, not yet verified"),
@@ -58,7 +58,7 @@ def test_the_terminal_says_estimate_in_every_language_and_prints_no_percentage(u
 def test_a_scenario_specific_fix_ranks_first_only_when_the_asker_shows_the_scenario():
     from pathlib import Path
 
-    from bot.answer.build import workaround_items
+    from bot.answer.build import workarounds
     from bot.evidence.display import PriorRates
     from bot.kb.loader import load_knowledge
 
@@ -67,11 +67,11 @@ def test_a_scenario_specific_fix_ranks_first_only_when_the_asker_shows_the_scena
     scenario_ids = {w.id for w in entry.workarounds if w.applies_when}
     assert scenario_ids, "test setup: backward-twice has scenario-specific fixes"
     error = "RuntimeError: Trying to backward through the graph a second time"
-    plain = workaround_items(entry, "en", PriorRates(), error)
-    assert plain[0]["id"] not in scenario_ids
-    assert {w["id"] for w in plain[-len(scenario_ids):]} == scenario_ids  # not mentioned: last
-    gan = workaround_items(entry, "en", PriorRates(), error + "\nd_loss.backward()  # the discriminator step of my GAN")
-    assert gan[0]["id"] == "detach-fake-for-discriminator" and gan[0]["scenario"] == "matched"
+    plain = workarounds(entry, "en", PriorRates(), error)
+    assert plain[0].id not in scenario_ids
+    assert {w.id for w in plain[-len(scenario_ids):]} == scenario_ids  # not mentioned: last
+    gan = workarounds(entry, "en", PriorRates(), error + "\nd_loss.backward()  # the discriminator step of my GAN")
+    assert gan[0].id == "detach-fake-for-discriminator" and gan[0].scenario == "matched"
 
 
 def test_rate_source_is_pluggable(use_fixture_env):
@@ -86,27 +86,27 @@ def test_rate_source_is_pluggable(use_fixture_env):
 
     set_rate_source(Measured())
     try:
-        first = answer(OOM)["matches"][0]["workarounds"][0]
-        assert (first["id"], first["success_rate"], first["evidence"], first["rate_source"], first["rate_kind"]) == \
+        first = answer(OOM).matches[0].workarounds[0]
+        assert (first.id, first.success_rate, first.evidence, first.rate_source, first.rate_kind) == \
             ("smaller-batch", round(41 / 42, 3), 42, "measured", "measured")
-        assert first["rate_text"] == "fixed 41 of 42 verified runs on torch 2.13"
+        assert first.rate_text == "fixed 41 of 42 verified runs on torch 2.13"
     finally:
         set_rate_source(None)
 
 
 def test_language_comes_from_the_askers_words(use_fixture_env):
     ko = answer("학습 중에 이 오류가 납니다. 어떻게 해야 하나요?\n" + OOM)
-    assert ko["language"] == "ko"
-    assert ko["matches"][0]["title"] == "CUDA 메모리 부족"
+    assert ko.language == "ko"
+    assert ko.matches[0].title == "CUDA 메모리 부족"
     zh = answer(OOM + "\n训练的时候报这个错，怎么办？")
-    assert zh["language"] == "zh" and zh["matches"][0]["title"] == "CUDA 显存不足"
+    assert zh.language == "zh" and zh.matches[0].title == "CUDA 显存不足"
     # A bare English traceback is answered in English.
-    assert answer(OOM)["language"] == "en"
+    assert answer(OOM).language == "en"
 
 
 def test_lang_overrides_detection(use_fixture_env):
     data = answer("학습 중에 이 오류가 납니다\n" + OOM, lang="zh")
-    assert data["language"] == "zh" and data["matches"][0]["root_cause"].startswith("GPU 上存活的张量")
+    assert data.language == "zh" and data.matches[0].root_cause.startswith("GPU 上存活的张量")
 
 
 def test_missing_language_falls_back_to_english(use_fixture_env, engine):
@@ -114,27 +114,27 @@ def test_missing_language_falls_back_to_english(use_fixture_env, engine):
     saved = dict(entry.root_cause)
     entry.root_cause.pop("zh")
     try:
-        from bot.answer.build import match_item
+        from bot.answer.build import match
         from bot.evidence.display import PriorRates
 
         hit = engine.search(OOM).best
-        item = match_item(hit, engine.kb, "zh", PriorRates())
-        assert item["root_cause"] == saved["en"] and item["title"] == "CUDA 显存不足"
+        item = match(hit, engine.kb, "zh", PriorRates())
+        assert item.root_cause == saved["en"] and item.title == "CUDA 显存不足"
     finally:
         entry.root_cause.update(saved)
 
 
 def test_article_passages_are_sources_with_an_excerpt(use_fixture_env):
     data = answer("배치 크기를 64로 올렸더니 GPU 메모리가 부족하다고 나와요")
-    best = data["matches"][0]
-    assert best["id"] == "pytorch/cuda-oom" and data["language"] == "ko"
-    excerpts = [s for s in best["sources"] if "excerpt" in s]
-    assert excerpts and excerpts[0]["url"] == "file:oom-batch.md"
-    assert "배치 크기" in excerpts[0]["excerpt"]
+    best = data.matches[0]
+    assert best.id == "pytorch/cuda-oom" and data.language == "ko"
+    excerpts = [s for s in best.sources if s.excerpt]
+    assert excerpts and excerpts[0].url == "file:oom-batch.md"
+    assert "배치 크기" in excerpts[0].excerpt
 
 
 def test_unknown_error_is_not_answered_but_lists_the_nearest(use_fixture_env):
-    data = answer("ModuleNotFoundError: No module named 'cv2'")
+    data = answer("ModuleNotFoundError: No module named 'cv2'").as_json()
     assert data["answered"] is False and data["matches"]
     assert all(set(m) == MATCH_KEYS for m in data["matches"])
 
@@ -149,7 +149,7 @@ def test_one_megabyte_of_text_is_answered(use_fixture_env):
     big = ("INFO step 12 loss 0.123 lr 0.001\n" * 40_000)[:1_000_000] + OOM
     assert len(big) > 1_000_000
     data = answer(big)
-    assert data["answered"] and data["matches"][0]["id"] == "pytorch/cuda-oom"
+    assert data.answered and data.matches[0].id == "pytorch/cuda-oom"
 
 
 def test_top_and_lang_are_checked(use_fixture_env):

@@ -107,17 +107,17 @@ def test_eval_rejects_a_line_without_expected(use_fixture_env, capsys, tmp_path)
 @pytest.mark.parametrize("library, text", OTHER, ids=[k for k, _ in OTHER])
 def test_another_librarys_error_is_named_not_answered(use_fixture_env, library, text):
     data = answer(text)
-    assert data["answered"] is False and data["declined"] == "other-library" and data["matches"] == []
-    assert data["other_library"]["library"] == library
-    assert data["other_library"]["name"] in data["notice"] and "PyTorch" in data["notice"]
-    assert data["other_library"]["look_for"] in data["notice"]
+    assert data.answered is False and data.declined == "other-library" and data.matches == []
+    assert data.other_library and data.other_library.library == library and data.notice
+    assert data.other_library.name in data.notice and "PyTorch" in data.notice
+    assert data.other_library.look_for in data.notice
 
 
 @pytest.mark.parametrize("lang, prose, words", [("ko", "텐서플로에서 학습하다가 이렇게 나와요", "발생했습니다"),
                                                 ("zh", "用 TensorFlow 训练时报这个错", "不是 PyTorch")])
 def test_the_other_library_notice_is_in_the_askers_language(use_fixture_env, lang, prose, words):
     data = answer(prose + "\n" + OTHER[0][1])
-    assert data["language"] == lang and data["declined"] == "other-library" and words in data["notice"]
+    assert data.language == lang and data.declined == "other-library" and data.notice and words in data.notice
 
 
 def test_a_pytorch_error_raised_through_another_library_is_pytorchs(use_fixture_env):
@@ -127,7 +127,7 @@ def test_a_pytorch_error_raised_through_another_library_is_pytorchs(use_fixture_
     scope = judge(understand(through))
     assert scope.kind == PYTORCH and scope.evidence == "torch/nn/modules/module.py"
     data = answer(through)
-    assert data["answered"] and data["matches"][0]["id"] == "pytorch/cuda-oom" and data["other_library"] is None
+    assert data.answered and data.matches[0].id == "pytorch/cuda-oom" and data.other_library is None
     # the torch frames cut off, only the library's frames left: the message is still PyTorch's own
     trimmed = tb([(f"{SITE}/transformers/trainer.py", "loss = self.compute_loss(model, inputs)")], OOM)
     sig = engine_signature_primary(trimmed)
@@ -143,7 +143,7 @@ def engine_signature_primary(text: str) -> bool:
 
 def test_a_library_named_only_in_the_askers_words_does_not_decide(use_fixture_env):
     data = answer("after upgrading pandas and tensorflow my torch script fails:\n" + OOM)
-    assert data["declined"] is None and data["matches"][0]["id"] == "pytorch/cuda-oom"
+    assert data.declined is None and data.matches[0].id == "pytorch/cuda-oom"
 
 
 def test_frames_of_another_library_below_torch_frames_make_it_that_librarys():
@@ -162,9 +162,9 @@ def test_frames_of_another_library_below_torch_frames_make_it_that_librarys():
 def test_a_greeting_gets_a_request_for_the_error_not_guesses(use_fixture_env, text, lang):
     assert is_greeting(text) and judge(understand(text)).kind == NO_ERROR
     data = answer(text)
-    assert data["answered"] is False and data["declined"] == "no-error" and data["matches"] == []
-    assert data["language"] == lang and data["notice"]
-    assert {"en": "traceback", "ko": "트레이스백", "zh": "traceback"}[lang] in data["notice"]
+    assert data.answered is False and data.declined == "no-error" and data.matches == []
+    assert data.language == lang and data.notice
+    assert {"en": "traceback", "ko": "트레이스백", "zh": "traceback"}[lang] in data.notice
 
 
 @pytest.mark.slow
@@ -211,7 +211,7 @@ def test_dev_negatives_are_declined_and_through_library_errors_answered(real_eng
 def test_an_error_greeted_is_still_answered(use_fixture_env):
     assert not is_greeting("hi, my training dies with this:\n" + OOM) or judge(understand(OOM)).kind == PYTORCH
     data = answer("hi, my training dies with this:\n" + OOM)
-    assert data["answered"] and data["matches"][0]["id"] == "pytorch/cuda-oom"
+    assert data.answered and data.matches[0].id == "pytorch/cuda-oom"
 
 
 def test_ask_prints_the_notice(use_fixture_env, capsys):

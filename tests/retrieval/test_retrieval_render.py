@@ -1,3 +1,5 @@
+import answer_docs
+
 from bot.answer.render import _cell_width, _wrap, render_answer
 
 
@@ -11,8 +13,8 @@ def test_wrap_counts_terminal_columns_for_cjk():
 
 
 def test_unsure_answer_lists_the_nearest_in_the_askers_language():
-    data = {"answered": False, "language": "zh", "matches": [
-        {"id": "pytorch/a", "title": "甲", "confidence": 0.31}, {"id": "pytorch/b", "title": "乙", "confidence": 0.1}]}
+    data = answer_docs.document(answer_docs.match("pytorch/a", "甲", confidence=0.31),
+                                answer_docs.match("pytorch/b", "乙", confidence=0.1), answered=False, language="zh")
     out = render_answer(data, top=2)
     assert out.startswith("? 无法确定这是哪一种已知错误 (置信度 0.31).")
     assert "1. pytorch/a — 甲 (0.31)" in out and "2. pytorch/b — 乙 (0.10)" in out

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
+import answer_docs
 from slack_fake_api import block_problems
+
+from bot.answer.document import Match
 
 from bot.slack.blocks import (FIRST_MESSAGE_LIMIT, SECTION_LIMIT, answer_message, compact_answer_message,
                               details_message, details_view, minimal_answer_message, output_excerpt, split_mrkdwn,
@@ -15,19 +18,18 @@ from bot.slack.blocks import (FIRST_MESSAGE_LIMIT, SECTION_LIMIT, answer_message
 
 
 def match(i: int = 0, *, root_cause: str = "Autograd freed the saved tensors.", n_workarounds: int = 2,
-          code: str = "loss.backward()", explanation: str = "Call backward once.") -> dict:
-    return {
-        "id": f"pytorch/example-{i}", "title": f"Example error {i}", "score": 1.0, "confidence": 0.92,
-        "root_cause": root_cause,
-        "workarounds": [{"id": f"w{k}", "title": f"Workaround {k}", "explanation": explanation, "code": code,
-                         "success_rate": 0.8, "evidence": 3, "rate_source": "verified", "rate_kind": "measured",
-                         "rate_text": "fixed 4 of 5 verified runs on torch 2.13", "caveats": None, "patch": None}
-                        for k in range(n_workarounds)],
-        "dead_ends": [{"id": "d1", "title": "detach() first", "why": "No grad_fn left.", "code": "x.detach()",
-                       "leads_to": "pytorch/no-grad-fn"}],
-        "sources": [{"title": "Docs | autograd", "url": "https://pytorch.org/docs/stable/autograd.html"},
-                    {"title": "a local note"}],
-    }
+          code: str = "loss.backward()", explanation: str = "Call backward once.") -> Match:
+    return answer_docs.match(
+        f"pytorch/example-{i}", f"Example error {i}", score=1.0, confidence=0.92, root_cause=root_cause,
+        workarounds=[answer_docs.workaround(f"w{k}", f"Workaround {k}", explanation=explanation, code=code,
+                                            success_rate=0.8, evidence=3, rate_source="verified",
+                                            rate_kind="measured", rate_text="fixed 4 of 5 verified runs on torch 2.13")
+                     for k in range(n_workarounds)],
+        dead_ends=[answer_docs.dead_end("d1", "detach() first", why="No grad_fn left.", code="x.detach()",
+                                        leads_to="pytorch/no-grad-fn")],
+        sources=[answer_docs.source("Docs | autograd", "https://pytorch.org/docs/stable/autograd.html"),
+                 answer_docs.source("a local note")],
+    )
 
 
 def rendered(message) -> dict:
@@ -57,7 +59,7 @@ def test_a_single_huge_line_is_cut_too():
 
 
 def test_a_long_answer_is_split_into_sections_under_the_limit_in_the_details():
-    answer = {"answered": True, "language": "en", "matches": [match(root_cause="Freed buffers. " * 700)]}
+    answer = answer_docs.document(match(root_cause="Freed buffers. " * 700), answered=True, language="en")
     payload = rendered(details_message(answer, 7))
     texts = section_texts(payload)
     assert all(len(t) <= 3000 for t in texts)
@@ -68,8 +70,7 @@ def test_a_long_answer_is_split_into_sections_under_the_limit_in_the_details():
 
 
 def test_a_huge_answer_stays_within_50_blocks_and_says_it_was_shortened():
-    answer = {"answered": True, "language": "en",
-              "matches": [match(n_workarounds=40, code="y = x * 2\n" * 500)] + [match(i) for i in range(1, 4)]}
+    answer = answer_docs.document(match(n_workarounds=40, code="y = x * 2\n" * 500), *(match(i) for i in range(1, 4)))
     payload = rendered(details_message(answer, 8))
     assert len(payload["blocks"]) == 50
     assert "more parts not shown" in payload["blocks"][-2]["elements"][0]["text"]
@@ -83,8 +84,8 @@ def test_a_huge_answer_stays_within_50_blocks_and_says_it_was_shortened():
 def test_the_first_message_is_short_and_the_details_hold_the_rest():
     long_cause = ("Autograd frees the saved tensors after the first backward pass, so a second pass finds "
                   "them gone. " + "More background on graphs and buffers. " * 30)
-    answer = {"answered": True, "language": "en", "matches": [match(0, root_cause=long_cause, n_workarounds=4),
-                                                              match(1)]}
+    answer = answer_docs.document(match(0, root_cause=long_cause, n_workarounds=4),
+                                                              match(1), answered=True, language="en")
     payload = rendered(answer_message(answer, answer_id=3, votes=(2, 1)))
     body = "\n".join(section_texts(payload))
     assert visible_chars(payload) <= FIRST_MESSAGE_LIMIT
@@ -111,16 +112,16 @@ def test_the_first_message_is_short_and_the_details_hold_the_rest():
 
 def test_a_dead_end_names_the_error_it_leads_to_by_title():
     m = match(0)
-    m["dead_ends"][0]["leads_to_title"] = "Tensor has no grad_fn"
-    payload = rendered(answer_message({"answered": True, "language": "en", "matches": [m]}, answer_id=1))
+    m.dead_ends[0].leads_to_title = "Tensor has no grad_fn"
+    payload = rendered(answer_message(answer_docs.document(m, answered=True, language="en"), answer_id=1))
     text = json.dumps(payload)
     assert "Tensor has no grad_fn" in text and "pytorch/no-grad-fn" not in text
-    details = json.dumps(rendered(details_message({"answered": True, "language": "en", "matches": [m]}, 1)))
+    details = json.dumps(rendered(details_message(answer_docs.document(m, answered=True, language="en"), 1)))
     assert "Tensor has no grad_fn" in details and "pytorch/no-grad-fn" not in details
 
 
 def test_private_answers_get_a_share_button():
-    answer = {"answered": True, "language": "en", "matches": [match()]}
+    answer = answer_docs.document(match(), answered=True, language="en")
     actions = next(b for b in rendered(answer_message(answer, answer_id=4, private=True))["blocks"]
                    if b["type"] == "actions")
     assert [e["action_id"] for e in actions["elements"]] == ["verify_fix", "answer_details", "vote_up", "vote_down",
@@ -128,7 +129,7 @@ def test_private_answers_get_a_share_button():
 
 
 def test_an_unsure_answer_says_so_in_the_askers_language():
-    answer = {"answered": False, "language": "ko", "matches": [match()]}
+    answer = answer_docs.document(match(), answered=False, language="ko")
     payload = rendered(answer_message(answer, answer_id=5))
     assert "확실하지 않아" in payload["text"]
     assert "verify_fix" not in str(payload["blocks"])  # nothing to verify
@@ -136,7 +137,7 @@ def test_an_unsure_answer_says_so_in_the_askers_language():
 
 def test_korean_and_chinese_labels():
     for lang, first_label, label in (("ko", "가장 좋은 해결책", "근본 원인"), ("zh", "最佳修复", "根本原因")):
-        answer = {"answered": True, "language": lang, "matches": [match()]}
+        answer = answer_docs.document(match(), answered=True, language=lang)
         payload = rendered(answer_message(answer, answer_id=1))
         assert first_label in "\n".join(section_texts(payload))
         assert "All fixes" not in json.dumps(payload, ensure_ascii=False)
@@ -147,20 +148,19 @@ def test_folded_chinese_text_loses_its_stray_spaces():
     assert tidy("为了节省内存， autograd 会释放\n中间张量。 之后再次反向传播") == "为了节省内存，autograd 会释放中间张量。之后再次反向传播"
     assert tidy("메모리를 아끼기 위해 버퍼를 해제합니다") == "메모리를 아끼기 위해 버퍼를 해제합니다"  # Korean keeps its spaces
     m = match(0, root_cause="计算图的缓冲区\n已经被释放。 第二次反向传播失败。")
-    payload = rendered(answer_message({"answered": True, "language": "zh", "matches": [m]}, answer_id=1))
+    payload = rendered(answer_message(answer_docs.document(m, answered=True, language="zh"), answer_id=1))
     assert "计算图的缓冲区已经被释放。" in "\n".join(section_texts(payload))
 
 
 def test_text_from_the_knowledge_base_is_escaped_for_mrkdwn_and_in_the_notification():
-    answer = {"answered": True, "language": "en",
-              "matches": [match(root_cause="if a < b & c > d <!channel> happens, it fails")]}
+    answer = answer_docs.document(match(root_cause="if a < b & c > d <!channel> happens, it fails"), answered=True, language="en")
     payload = rendered(answer_message(answer, answer_id=1))
     assert "if a &lt; b &amp; c &gt; d" in "\n".join(section_texts(payload))
     assert "<!channel>" not in payload["text"] and "&lt;!channel&gt;" in payload["text"]
 
 
 def test_compact_and_minimal_forms_are_small_and_keep_the_fix_and_buttons():
-    answer = {"answered": True, "language": "en", "matches": [match(n_workarounds=40, root_cause="x" * 9000)]}
+    answer = answer_docs.document(match(n_workarounds=40, root_cause="x" * 9000), answered=True, language="en")
     payload = rendered(compact_answer_message(answer, answer_id=1))
     assert len(payload["blocks"]) < 10
     minimal = rendered(minimal_answer_message(answer, answer_id=1))
@@ -203,9 +203,9 @@ def test_the_output_excerpt_never_cuts_a_line():
 
 def test_an_estimate_is_shown_as_an_estimate_without_a_percentage():
     m = match(0)
-    for w in m["workarounds"]:
-        w.update(success_rate=None, rate_kind="estimate", rate_text="team estimate, not yet verified",
-                 rate_source="prior")
-    body = "\n".join(section_texts(rendered(answer_message({"answered": True, "language": "en", "matches": [m]},
+    for w in m.workarounds:
+        w.success_rate, w.rate_kind, w.rate_text, w.rate_source = None, "estimate", "team estimate, not yet verified", \
+            "prior"
+    body = "\n".join(section_texts(rendered(answer_message(answer_docs.document(m, answered=True, language="en"),
                                                            answer_id=3, votes=(0, 0)))))
     assert "team estimate, not yet verified" in body and "%" not in body

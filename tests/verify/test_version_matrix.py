@@ -161,9 +161,9 @@ def test_kb_verify_records_a_version_table(torch_envs, capsys, tmp_path, monkeyp
     assert rows[0]["reproduced"] is True and rows[0]["torch"] == envs[1].torch
     assert rows[0]["fixes"] and all(s == "fixed" for s in rows[0]["fixes"].values())
     # The measured row reaches the answer JSON.
-    from bot.answer.build import measured_versions
+    from bot.answer.build import measured_version_rows
 
-    assert measured_versions("pytorch/backward-twice")[0]["version"] == "2.13.0"
+    assert measured_version_rows("pytorch/backward-twice")[0].version == "2.13.0"
     # The wording seen is one of the entry's examples already: no new signature case.
     assert out["entries"][0]["new_wordings"] == []
 

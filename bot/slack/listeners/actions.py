@@ -14,6 +14,7 @@ from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
+from bot.answer.document import AnswerDocument
 from bot.slack.blocks import (DETAILS_ACTION, SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION,
                               answer_buttons, answer_message, details_message, details_view, downvote_modal,
                               snippet_modal, text_message)
@@ -59,7 +60,7 @@ def verification_where(ctx: BotContext, row, user: str, private: bool) -> Where:
     return Where(channel=row.channel, thread_ts=row.thread_ts, user=user)
 
 
-def verify_from_slack(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict, code: str,
+def verify_from_slack(ctx: BotContext, body: dict, *, answer_id: int, row, answer: AnswerDocument, code: str,
                        private: bool) -> None:
     user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
     where = verification_where(ctx, row, user, private)
@@ -83,7 +84,7 @@ def _vote_lock(answer_id: int) -> threading.Lock:
         return _vote_locks.setdefault(answer_id, threading.Lock())
 
 
-def redraw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict) -> None:
+def redraw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: AnswerDocument) -> None:
     """Show the store's current counts on the answer; again while they keep moving."""
     with _vote_lock(answer_id):
         shown = None
@@ -95,7 +96,8 @@ def redraw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: di
             shown = votes
 
 
-def _draw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: dict, votes: tuple[int, int]) -> None:
+def _draw_votes(ctx: BotContext, body: dict, *, answer_id: int, row, answer: AnswerDocument,
+                votes: tuple[int, int]) -> None:
     if _is_ephemeral(body):
         respond_url(body["response_url"], answer_message(answer, answer_id=answer_id, votes=votes, private=True),
                     replace=True)

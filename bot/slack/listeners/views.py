@@ -90,8 +90,8 @@ def register(app: App, ctx: BotContext) -> None:
             return
         row, answer = stored
         user_hash = ctx.store.user_hash(team, user)
-        best = ((answer.get("matches") or [{}])[0] if answer.get("answered") else {}) or {}
-        fix = ((best.get("workarounds") or [{}])[0] or {}).get("id")
+        best = answer.best
+        fix = best.workarounds[0].id if best and best.workarounds else None  # the fix the answer showed first
         ctx.store.add_vote_reason(answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id,
                                   workaround_id=fix, reason=reason, comment=comment)
         if reason == "fix_failed" and row.entry_id and fix:

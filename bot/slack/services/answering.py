@@ -10,6 +10,7 @@ import re
 import threading
 from dataclasses import dataclass
 
+from bot.answer.document import AnswerDocument, VersionNote
 from bot.evidence.record import record_gap
 from bot.evidence.signature import question_hash
 from bot.kb.loader import current_knowledge as knowledge
@@ -20,6 +21,7 @@ from bot.slack.services.context import BotContext
 from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post, update
+from bot.store.models import Answer
 from bot.text.lang import detect_language
 
 log = logging.getLogger(__name__)
@@ -71,30 +73,31 @@ def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]
     return "\n\n".join(parts), notes
 
 
-def enrich(result: dict) -> dict:
+def enrich(result: AnswerDocument) -> AnswerDocument:
     """What the Slack answer shows beyond the `ask --json` document, from the knowledge
-    base: the titles of the errors dead ends lead to (never a bare id), and for the best
-    match its diagnosis and version notes (shown under "All fixes & details")."""
+    base, in the document's declared extras: the titles of the errors dead ends lead to
+    (never a bare id), and for the best match its diagnosis and version notes (shown
+    under "All fixes & details")."""
     try:
         kb = knowledge()
     except Exception as exc:  # noqa: BLE001 - the answer goes out without the extras
         log.warning("knowledge not loaded for the answer's extras: %s", type(exc).__name__)
         return result
-    lang = result.get("language") or "en"
-    for i, match in enumerate(result.get("matches") or []):
-        for d in match.get("dead_ends") or []:
-            target = kb.resolve(d["leads_to"]) if d.get("leads_to") else None
+    lang = result.language or "en"
+    for i, match in enumerate(result.matches):
+        for d in match.dead_ends:
+            target = kb.resolve(d.leads_to) if d.leads_to else None
             if target is not None:
-                d["leads_to_title"] = target.title.get_text(lang)
-        entry = kb.resolve(match.get("id") or "") if i == 0 else None
+                d.leads_to_title = target.title.get_text(lang)
+        entry = kb.resolve(match.id or "") if i == 0 else None
         if entry is None:
             continue
-        if entry.diagnosis and not match.get("diagnosis"):
-            match["diagnosis"] = entry.diagnosis.get_text(lang)
-        if entry.affected_versions and not match.get("version_notes"):
-            match["version_notes"] = [{"versions": v.versions, "message": v.message,
-                                       "note": v.note.get_text(lang) if v.note else None}
-                                      for v in entry.affected_versions]
+        if entry.diagnosis and not match.diagnosis:
+            match.diagnosis = entry.diagnosis.get_text(lang)
+        if entry.affected_versions and not match.version_notes:
+            match.version_notes = [VersionNote(versions=v.versions, message=v.message,
+                                               note=v.note.get_text(lang) if v.note else None)
+                                   for v in entry.affected_versions]
     return result
 
 
@@ -162,19 +165,17 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
     except BaseException:
         working.finish()
         raise
-    lang = result.get("language") or lang or "en"
-    matches = result.get("matches") or []
-    best = matches[0] if result.get("answered") and matches else None
-    confidence = best.get("confidence") if best else None
+    lang = result.language or lang or "en"
+    best = result.best
     asker = ctx.store.user_hash(q.team, q.asker) if q.asker else None
     answer_id = ctx.store.add_answer(
-        entry_id=best["id"] if best else None,
-        confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
+        entry_id=best.id if best else None,
+        confidence=float(best.confidence) if best else None,
         language=lang, surface=q.surface, error_hash=question_hash(text),
         channel=q.where.channel, thread_ts=q.where.thread_ts, question_ts=q.question_ts,
-        answer_json=json.dumps(result, ensure_ascii=False), asker=asker)
+        answer_json=json.dumps(result.as_json(), ensure_ascii=False), asker=asker)
     where = q.where
-    if result.get("declined") == "no-error":
+    if result.declined == "no-error":
         # nothing to look up: the request for the error goes only to whoever used the shortcut
         where = _privately(q)
     placeholder = working.finish()
@@ -191,7 +192,7 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
         ctx.store.set_answer_posted(answer_id, posted.channel, posted.ts)
     # after posting: a question we had no confident answer for
     record_gap(text, result, store=ctx.store)
-    log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best["id"] if best else None, posted.via)
+    log.info("answered A%s surface=%s entry=%s via=%s", answer_id, q.surface, best.id if best else None, posted.via)
     return posted
 
 
@@ -219,8 +220,14 @@ def _deliver(ctx: BotContext, where: Where, versions, working: Posted | None, la
     return post(ctx.client, where, versions, lang=lang)
 
 
-def stored_answer(ctx: BotContext, answer_id: int) -> tuple[object, dict] | None:
+def stored_answer(ctx: BotContext, answer_id: int) -> tuple[Answer, AnswerDocument] | None:
+    """The answer row and its document, read back from the store's JSON column; None
+    when there is none (or it is not an answer document: logged)."""
     row = ctx.store.get_answer(answer_id)
     if row is None or not row.answer_json:
         return None
-    return row, json.loads(row.answer_json)
+    try:
+        return row, AnswerDocument.from_json(json.loads(row.answer_json))
+    except (ValueError, TypeError) as exc:  # ValueError: bad JSON or a key the document lacks
+        log.warning("stored answer A%s unreadable: %s", answer_id, exc)
+        return None

@@ -13,6 +13,8 @@ import json
 import logging
 from functools import partial
 
+from bot.answer.code import answer_from_report, not_run_answer
+from bot.answer.document import AnswerDocument
 from bot.evidence.record import record_gap, record_verification
 from bot.evidence.signature import question_hash
 from bot.jobs import JobError
@@ -24,7 +26,7 @@ from bot.slack.services.errors import log_failure
 from bot.slack.services.message import ParsedMessage
 from bot.slack.services.slack_api import Posted, Where, post, update
 from bot.slack.services.verification import workaround_titles
-from bot.verify.code_question import CodeQuestion, answer_from_report, detect_code, not_run_answer, traceback_text
+from bot.verify.code_question import CodeQuestion, detect_code, traceback_text
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ def answer_code_question(ctx: BotContext, *, where: Where, question: CodeQuestio
     """Run the asker's snippet and answer from its error (see the module docstring)."""
     lang = lang or question.language
     if not question.runnable:  # a fragment: say why it is not run instead of guessing from its words
-        note = not_run_answer(question, lang, why="not_runnable")["note"]
+        note = not_run_answer(question, lang, why="not_runnable").note or ""
         return post(ctx.client, where, [text_message(note)])
     user_hash = ctx.store.user_hash(team, where.user or "-")
     if not ctx.store.lock_verification(user_hash, None):
@@ -107,30 +109,30 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
     try:
         report = ctx.executor.submit(question.code, _Progress(ctx, status, lang), lang=lang)
 
-        def answer_fn(text: str, **kw) -> dict:
+        def answer_fn(text: str, *, lang: str | None, top: int) -> AnswerDocument:
             with ctx.answer_slots:  # answer() takes Slack's escaped text: escape the traceback once
-                return ctx.answer_fn(escape(text), **kw)
+                return ctx.answer_fn(escape(text), lang=lang, top=top)
 
         data = answer_from_report(report, question, answer_fn, lang=lang, top=3)
+        note = data.note or ""
         if not report.get("reproduced"):
-            _show(ctx, where, status, [text_message(f":white_check_mark: {data['note']}"
-                                                    if report.get("exit_reason") == "ok" else data["note"])])
+            _show(ctx, where, status, [text_message(f":white_check_mark: {note}"
+                                                    if report.get("exit_reason") == "ok" else note)])
             record_verification(report, question.code, surface="slack", store=ctx.store, asker=user_hash)
             return
         error_text = traceback_text(report)
-        matches = data.get("matches") or []
-        best = matches[0] if data.get("answered") and matches else None
+        best = data.best
         answer_id = ctx.store.add_answer(
-            entry_id=best["id"] if best else None,
-            confidence=float(best["confidence"]) if best and isinstance(best.get("confidence"), (int, float)) else None,
-            language=data.get("language") or lang, surface=surface, error_hash=question_hash(error_text),
+            entry_id=best.id if best else None,
+            confidence=float(best.confidence) if best else None,
+            language=data.language or lang, surface=surface, error_hash=question_hash(error_text),
             channel=where.channel, thread_ts=where.thread_ts, question_ts=question_ts,
-            answer_json=json.dumps(data, ensure_ascii=False))
-        head = sections(f":arrow_forward: {escape(data['note'])}")
+            answer_json=json.dumps(data.as_json(), ensure_ascii=False))
+        head = sections(f":arrow_forward: {escape(note)}")
         full = answer_message(data, answer_id=answer_id, private=where.private)
         compact = compact_answer_message(data, answer_id=answer_id, private=where.private)
         versions = [Message(text=m.text, blocks=head + m.blocks) for m in (full, compact)]
-        versions.append(text_message(data["note"] + "\n" + full.text))
+        versions.append(text_message(note + "\n" + full.text))
         shown = _show(ctx, where, status, versions)
         if shown.ts:
             ctx.store.set_answer_posted(answer_id, shown.channel, shown.ts)
@@ -138,7 +140,7 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
         record_verification(report, question.code, surface="slack", answer_id=answer_id, store=ctx.store,
                             asker=user_hash)
         record_gap(error_text, data, store=ctx.store)
-        log.info("code question answered A%s entry=%s fixes=%s", answer_id, best["id"] if best else None,
+        log.info("code question answered A%s entry=%s fixes=%s", answer_id, best.id if best else None,
                  [f.get("status") for f in report.get("fixes") or []])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("code question", exc)

@@ -6,12 +6,15 @@ import os
 from concurrent.futures import Executor
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from slack_sdk import WebClient
 
 from bot.settings import get_settings
 from bot.store import Store
+
+if TYPE_CHECKING:
+    from bot.answer.document import AnswerDocument
 
 
 @dataclass
@@ -46,7 +49,7 @@ class BotContext:
     settings: SlackSettings
     client: WebClient
     store: Store
-    answer_fn: Callable[..., dict]          # bot.answer.answer(text, lang=None, top=3)
+    answer_fn: Callable[..., AnswerDocument]  # bot.answer.answer(text, lang=None, top=3)
     executor: object                        # services.verification.Executor
     bot_user_id: str | None = None
     bot_id: str | None = None

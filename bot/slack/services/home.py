@@ -17,6 +17,7 @@ from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextO
 from slack_sdk.models.views import View
 from sqlalchemy import case, func, select
 
+from bot.answer.document import AnswerDocument
 from bot.slack.blocks import context, escape, sections, tidy
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
@@ -62,13 +63,13 @@ def bar(value: float, top: float) -> str:
 
 def _answer_title(answer_json: str | None, lang: str) -> str:
     try:
-        answer = json.loads(answer_json or "{}")
-    except ValueError:
+        answer = AnswerDocument.from_json(json.loads(answer_json)) if answer_json else None
+    except (ValueError, TypeError, AttributeError):  # not JSON, or not an answer document
         return ""
-    matches = answer.get("matches") or []
-    if not answer.get("answered") or not matches:
+    best = answer.best if answer is not None else None
+    if best is None:
         return t("home_unsure", lang)
-    return tidy(matches[0].get("title")) or matches[0].get("id") or ""
+    return tidy(best.title) or best.id
 
 
 def user_section(ctx: BotContext, user_hash: str, lang: str) -> list[Block]:
