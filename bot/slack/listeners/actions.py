@@ -129,101 +129,104 @@ class _RawMessage:
         return {"text": self.text, "blocks": self.blocks}
 
 
-def register(app: App, ctx: BotContext) -> None:
+def on_vote(ctx: BotContext, body: dict) -> None:
+    answer_id, user, team = _ids(body)
+    if answer_id is None or not user:
+        log.warning("malformed vote payload ignored")
+        return
+    stored = stored_answer(ctx, answer_id)
+    if stored is None:
+        log.warning("vote for unknown answer A%s ignored", answer_id)
+        return
+    row, answer = stored
+    vote = 1 if body["actions"][0]["action_id"] == VOTE_UP_ACTION else -1
+    user_hash = ctx.store.user_hash(team, user)
+    result = ctx.store.vote(answer_id, user_hash, vote)
+    if not result.changed:
+        # A repeated click: say so, only to the clicker.
+        private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == 1 else "👎"))
+        return
+    if vote == -1 and body.get("trigger_id"):
+        try:  # 👎: ask why (the modal needs the trigger, which expires in 3 seconds: first)
+            ctx.client.views_open(trigger_id=body["trigger_id"], view=downvote_modal(answer_id, row.language))
+        except Exception as exc:  # noqa: BLE001 - the vote counts without a reason
+            log.info("no reason modal: %s", type(exc).__name__)
+    with apologise_on_failure(ctx, "vote update", None):
+        redraw_votes(ctx, body, answer_id=answer_id, row=row, answer=answer)
 
-    def on_vote(body: dict) -> None:
-        answer_id, user, team = _ids(body)
-        if answer_id is None or not user:
-            log.warning("malformed vote payload ignored")
-            return
-        stored = stored_answer(ctx, answer_id)
-        if stored is None:
-            log.warning("vote for unknown answer A%s ignored", answer_id)
-            return
-        row, answer = stored
-        vote = 1 if body["actions"][0]["action_id"] == VOTE_UP_ACTION else -1
-        user_hash = ctx.store.user_hash(team, user)
-        result = ctx.store.vote(answer_id, user_hash, vote)
-        if not result.changed:
-            # A repeated click: say so, only to the clicker.
-            private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == 1 else "👎"))
-            return
-        if vote == -1 and body.get("trigger_id"):
-            try:  # 👎: ask why (the modal needs the trigger, which expires in 3 seconds: first)
-                ctx.client.views_open(trigger_id=body["trigger_id"], view=downvote_modal(answer_id, row.language))
-            except Exception as exc:  # noqa: BLE001 - the vote counts without a reason
-                log.info("no reason modal: %s", type(exc).__name__)
-        with apologise_on_failure(ctx, "vote update", None):
-            redraw_votes(ctx, body, answer_id=answer_id, row=row, answer=answer)
 
-    def on_details(body: dict) -> None:
-        answer_id, user, _team = _ids(body)
-        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-        if stored is None or not user:
-            log.warning("details of unknown or malformed answer ignored")
-            return
-        row, answer = stored
+def on_details(ctx: BotContext, body: dict) -> None:
+    answer_id, user, _team = _ids(body)
+    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+    if stored is None or not user:
+        log.warning("details of unknown or malformed answer ignored")
+        return
+    row, answer = stored
+    try:
+        ctx.client.views_open(trigger_id=body["trigger_id"], view=details_view(answer, answer_id))
+        return
+    except (SlackApiError, KeyError) as exc:  # an expired trigger: the details as a private message
+        log.info("details modal not opened (%s): sending them privately", type(exc).__name__)
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    where = Where(channel=channel, user=user, response_url=body.get("response_url"), private=True)
+    with apologise_on_failure(ctx, "details", where, row.language):
+        post(ctx.client, where, [details_message(answer, answer_id)], lang=row.language)
+
+
+def on_share(ctx: BotContext, body: dict) -> None:
+    answer_id, user, _team = _ids(body)
+    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+    if stored is None or not user:
+        log.warning("share of unknown or malformed answer ignored")
+        return
+    row, answer = stored
+    if not ctx.store.claim(f"share:{answer_id}"):
+        private_notice(ctx, body, t("already_shared", row.language))  # a double click: shared once already
+        return
+    channel = (body.get("channel") or {}).get("id") or row.channel
+    message = answer_message(answer, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id),
+                             shared_by=user)
+    with apologise_on_failure(ctx, "share", Where(channel=channel, user=user,
+                                                  response_url=body.get("response_url"), private=True),
+                              row.language):
         try:
-            ctx.client.views_open(trigger_id=body["trigger_id"], view=details_view(answer, answer_id))
+            resp = ctx.client.chat_postMessage(channel=channel, unfurl_links=False, **message.payload())
+            ctx.store.set_answer_posted(answer_id, resp["channel"], resp["ts"])
+        except SlackApiError as exc:
+            if slack_error(exc) not in PLACE_ERRORS or not body.get("response_url"):
+                raise
+            # Not a member of the channel: the command's response_url may still post there.
+            respond_url(body["response_url"], message, in_channel=True)
             return
-        except (SlackApiError, KeyError) as exc:  # an expired trigger: the details as a private message
-            log.info("details modal not opened (%s): sending them privately", type(exc).__name__)
-        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
-        where = Where(channel=channel, user=user, response_url=body.get("response_url"), private=True)
-        with apologise_on_failure(ctx, "details", where, row.language):
-            post(ctx.client, where, [details_message(answer, answer_id)], lang=row.language)
+        if body.get("response_url"):
+            WebhookClient(body["response_url"]).send_dict({"delete_original": True})
 
-    def on_share(body: dict) -> None:
-        answer_id, user, _team = _ids(body)
-        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-        if stored is None or not user:
-            log.warning("share of unknown or malformed answer ignored")
-            return
-        row, answer = stored
-        if not ctx.store.claim(f"share:{answer_id}"):
-            private_notice(ctx, body, t("already_shared", row.language))  # a double click: shared once already
-            return
-        channel = (body.get("channel") or {}).get("id") or row.channel
-        message = answer_message(answer, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id),
-                                 shared_by=user)
-        with apologise_on_failure(ctx, "share", Where(channel=channel, user=user,
-                                                      response_url=body.get("response_url"), private=True),
-                                  row.language):
-            try:
-                resp = ctx.client.chat_postMessage(channel=channel, unfurl_links=False, **message.payload())
-                ctx.store.set_answer_posted(answer_id, resp["channel"], resp["ts"])
-            except SlackApiError as exc:
-                if slack_error(exc) not in PLACE_ERRORS or not body.get("response_url"):
-                    raise
-                # Not a member of the channel: the command's response_url may still post there.
-                respond_url(body["response_url"], message, in_channel=True)
-                return
-            if body.get("response_url"):
-                WebhookClient(body["response_url"]).send_dict({"delete_original": True})
 
-    def on_verify(body: dict) -> None:
-        answer_id, user, _team = _ids(body)
-        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-        if stored is None or not user:
-            log.warning("verify on unknown or malformed answer ignored")
+def on_verify(ctx: BotContext, body: dict) -> None:
+    answer_id, user, _team = _ids(body)
+    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+    if stored is None or not user:
+        log.warning("verify on unknown or malformed answer ignored")
+        return
+    row, answer = stored
+    private = _is_ephemeral(body) or row.surface == "command"
+    if row.channel and not verify_allowed(ctx, _team, row.channel):
+        private_notice(ctx, body, t("verify_off", row.language))
+        return
+    notice_where = Where(channel=(body.get("channel") or {}).get("id"), user=user,
+                         response_url=body.get("response_url"), private=True)
+    with apologise_on_failure(ctx, "verify", notice_where, row.language):
+        code = None if private else find_snippet(ctx, row.channel, row.thread_ts or row.question_ts,
+                                                  row.question_ts)
+        if code is None:
+            ctx.client.views_open(trigger_id=body["trigger_id"], view=snippet_modal(answer_id, row.language))
             return
-        row, answer = stored
-        private = _is_ephemeral(body) or row.surface == "command"
-        if row.channel and not verify_allowed(ctx, _team, row.channel):
-            private_notice(ctx, body, t("verify_off", row.language))
-            return
-        notice_where = Where(channel=(body.get("channel") or {}).get("id"), user=user,
-                             response_url=body.get("response_url"), private=True)
-        with apologise_on_failure(ctx, "verify", notice_where, row.language):
-            code = None if private else find_snippet(ctx, row.channel, row.thread_ts or row.question_ts,
-                                                      row.question_ts)
-            if code is None:
-                ctx.client.views_open(trigger_id=body["trigger_id"], view=snippet_modal(answer_id, row.language))
-                return
-            verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code, private=private)
+        verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code, private=private)
 
-    app.action(VOTE_UP_ACTION)(ack=ack_now, lazy=[on_vote])
-    app.action(VOTE_DOWN_ACTION)(ack=ack_now, lazy=[on_vote])
-    app.action(SHARE_ACTION)(ack=ack_now, lazy=[on_share])
-    app.action(VERIFY_ACTION)(ack=ack_now, lazy=[on_verify])
-    app.action(DETAILS_ACTION)(ack=ack_now, lazy=[on_details])
+
+def register(app: App, ctx: BotContext) -> None:
+    app.action(VOTE_UP_ACTION)(ack=ack_now, lazy=[lambda body: on_vote(ctx, body)])
+    app.action(VOTE_DOWN_ACTION)(ack=ack_now, lazy=[lambda body: on_vote(ctx, body)])
+    app.action(SHARE_ACTION)(ack=ack_now, lazy=[lambda body: on_share(ctx, body)])
+    app.action(VERIFY_ACTION)(ack=ack_now, lazy=[lambda body: on_verify(ctx, body)])
+    app.action(DETAILS_ACTION)(ack=ack_now, lazy=[lambda body: on_details(ctx, body)])

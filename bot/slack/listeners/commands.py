@@ -8,7 +8,7 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.blocks import Message, fallback, sections, text_message
+from bot.slack.blocks import Message, fallback, sections
 from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
 from bot.slack.services.answering import Question, answer_question, prose_language
@@ -89,31 +89,32 @@ def configure(ctx: BotContext, command: dict) -> None:
     post(ctx.client, where, [Message(text=fallback(reply.replace("`", "")), blocks=sections(reply))])
 
 
-def register(app: App, ctx: BotContext) -> None:
+def ack_command(ack, command: dict) -> None:
+    text = (command.get("text") or "").strip()
+    if not text:
+        ack(text=t("usage", prose_language(text) or "en"))
+    else:
+        ack()  # the answer follows through response_url
 
-    def ack_command(ack, command: dict) -> None:
-        text = (command.get("text") or "").strip()
-        if not text:
-            ack(text=t("usage", prose_language(text) or "en"))
-        else:
-            ack()  # the answer follows through response_url
 
-    def answer_command(command: dict) -> None:
-        text = (command.get("text") or "").strip()
-        if not text:
-            return
-        if is_config(text):
-            where = Where(channel=command.get("channel_id"), user=command.get("user_id"),
-                          response_url=command.get("response_url"), private=True)
-            with apologise_on_failure(ctx, "channel config", where):
-                configure(ctx, command)
-            return
-        parsed = parse_message({"text": text})
-        lang = prose_language(parsed.prose)
+def answer_command(ctx: BotContext, command: dict) -> None:
+    text = (command.get("text") or "").strip()
+    if not text:
+        return
+    if is_config(text):
         where = Where(channel=command.get("channel_id"), user=command.get("user_id"),
                       response_url=command.get("response_url"), private=True)
-        with apologise_on_failure(ctx, "slash command answer", where, lang or "en"):
-            answer_question(ctx, Question(parsed=parsed, surface="command", where=where,
-                                          team=command.get("team_id"), lang=lang, asker=command.get("user_id")))
+        with apologise_on_failure(ctx, "channel config", where):
+            configure(ctx, command)
+        return
+    parsed = parse_message({"text": text})
+    lang = prose_language(parsed.prose)
+    where = Where(channel=command.get("channel_id"), user=command.get("user_id"),
+                  response_url=command.get("response_url"), private=True)
+    with apologise_on_failure(ctx, "slash command answer", where, lang or "en"):
+        answer_question(ctx, Question(parsed=parsed, surface="command", where=where,
+                                      team=command.get("team_id"), lang=lang, asker=command.get("user_id")))
 
-    app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
+
+def register(app: App, ctx: BotContext) -> None:
+    app.command(COMMAND)(ack=ack_command, lazy=[lambda command: answer_command(ctx, command)])

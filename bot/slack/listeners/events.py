@@ -105,76 +105,80 @@ def auto_answers(ctx: BotContext, team: str | None, channel: str) -> bool:
     return channel in ctx.settings.auto_channels
 
 
+def on_mention(ctx: BotContext, body: dict, event: dict, request) -> None:
+    if is_from_bot(ctx, event):
+        return
+    retry = (request.headers.get("x-slack-retry-num") or [None])[0]
+    if retry:  # nothing special to do: the claim below finds the first delivery's keys
+        log.info("Slack retry %s of event %s (%s)", retry, body.get("event_id"),
+                 (request.headers.get("x-slack-retry-reason") or ["?"])[0])
+    team = body.get("team_id")
+    _answer_message_event(ctx, event=event, channel=event["channel"], team=team, surface="mention",
+                          keys=message_keys(team, event["channel"], event, body.get("event_id")))
+
+
+def on_message(ctx: BotContext, body: dict, event: dict) -> None:
+    subtype = event.get("subtype")
+    team = body.get("team_id")
+    if subtype == "message_changed":
+        return on_edit(ctx, body, event)
+    if subtype == "message_deleted":
+        return on_delete(ctx, event)
+    if subtype not in (None, "file_share", "thread_broadcast") or is_from_bot(ctx, event):
+        return
+    channel = event["channel"]
+    keys = message_keys(team, channel, event, body.get("event_id"))
+    if event.get("channel_type") == "im":
+        _answer_message_event(ctx, event=event, channel=channel, team=team, surface="dm", keys=keys)
+    elif _mentions_bot(ctx, event.get("text")):
+        return  # answered from its app_mention event
+    elif event.get("thread_ts") not in (None, event["ts"]):
+        # A reply in a thread: a follow-up when the bot answered in this thread.
+        if ctx.store.answered_in_thread(channel, event["thread_ts"]) is None:
+            return
+        if is_follow_up(parse_message(event)):
+            _answer_message_event(ctx, event=event, channel=channel, team=team, surface="followup", keys=keys)
+    elif auto_answers(ctx, team, channel) and looks_like_traceback(parse_message(event).text):
+        _answer_message_event(ctx, event=event, channel=channel, team=team, surface="auto", keys=keys)
+
+
+def on_edit(ctx: BotContext, body: dict, event: dict) -> None:
+    new, old = event.get("message") or {}, event.get("previous_message") or {}
+    if not new.get("ts") or is_from_bot(ctx, new) or event.get("channel_type") == "im":
+        return
+    if _mentions_bot(ctx, new.get("text")) and not _mentions_bot(ctx, old.get("text")):
+        team = body.get("team_id")
+        # The same message key as a mention: an edit never answers a message twice.
+        _answer_message_event(ctx, event=dict(new, channel=event["channel"]), channel=event["channel"],
+                              team=team, surface="edit", keys=message_keys(team, event["channel"], new))
+
+
+def on_delete(ctx: BotContext, event: dict) -> None:
+    deleted_ts = event.get("deleted_ts") or (event.get("previous_message") or {}).get("ts")
+    if not deleted_ts or is_from_bot(ctx, event.get("previous_message") or {}):
+        return
+    for row in ctx.store.answers_to_message(event["channel"], deleted_ts):
+        if not row.ts:
+            continue
+        try:
+            ctx.client.chat_delete(channel=row.channel, ts=row.ts)
+            log.info("deleted answer A%s: its question was deleted", row.id)
+        except SlackApiError as exc:
+            log.warning("could not delete answer A%s: %s", row.id, exc.response.get("error"))
+
+
+def on_other_event(ctx: BotContext, body: dict) -> None:
+    kind = (body.get("event") or {}).get("type")
+    if kind in ("app_uninstalled", "tokens_revoked"):
+        log.warning("Slack says %s for team %s", kind, body.get("team_id"))
+    else:
+        log.debug("event %s not used", kind)
+
+
 def register(app: App, ctx: BotContext) -> None:
-
-    def on_mention(body: dict, event: dict, request) -> None:
-        if is_from_bot(ctx, event):
-            return
-        retry = (request.headers.get("x-slack-retry-num") or [None])[0]
-        if retry:  # nothing special to do: the claim below finds the first delivery's keys
-            log.info("Slack retry %s of event %s (%s)", retry, body.get("event_id"),
-                     (request.headers.get("x-slack-retry-reason") or ["?"])[0])
-        team = body.get("team_id")
-        _answer_message_event(ctx, event=event, channel=event["channel"], team=team, surface="mention",
-                              keys=message_keys(team, event["channel"], event, body.get("event_id")))
-
-    def on_message(body: dict, event: dict) -> None:
-        subtype = event.get("subtype")
-        team = body.get("team_id")
-        if subtype == "message_changed":
-            return on_edit(body, event)
-        if subtype == "message_deleted":
-            return on_delete(event)
-        if subtype not in (None, "file_share", "thread_broadcast") or is_from_bot(ctx, event):
-            return
-        channel = event["channel"]
-        keys = message_keys(team, channel, event, body.get("event_id"))
-        if event.get("channel_type") == "im":
-            _answer_message_event(ctx, event=event, channel=channel, team=team, surface="dm", keys=keys)
-        elif _mentions_bot(ctx, event.get("text")):
-            return  # answered from its app_mention event
-        elif event.get("thread_ts") not in (None, event["ts"]):
-            # A reply in a thread: a follow-up when the bot answered in this thread.
-            if ctx.store.answered_in_thread(channel, event["thread_ts"]) is None:
-                return
-            if is_follow_up(parse_message(event)):
-                _answer_message_event(ctx, event=event, channel=channel, team=team, surface="followup", keys=keys)
-        elif auto_answers(ctx, team, channel) and looks_like_traceback(parse_message(event).text):
-            _answer_message_event(ctx, event=event, channel=channel, team=team, surface="auto", keys=keys)
-
-    def on_edit(body: dict, event: dict) -> None:
-        new, old = event.get("message") or {}, event.get("previous_message") or {}
-        if not new.get("ts") or is_from_bot(ctx, new) or event.get("channel_type") == "im":
-            return
-        if _mentions_bot(ctx, new.get("text")) and not _mentions_bot(ctx, old.get("text")):
-            team = body.get("team_id")
-            # The same message key as a mention: an edit never answers a message twice.
-            _answer_message_event(ctx, event=dict(new, channel=event["channel"]), channel=event["channel"],
-                                  team=team, surface="edit", keys=message_keys(team, event["channel"], new))
-
-    def on_delete(event: dict) -> None:
-        deleted_ts = event.get("deleted_ts") or (event.get("previous_message") or {}).get("ts")
-        if not deleted_ts or is_from_bot(ctx, event.get("previous_message") or {}):
-            return
-        for row in ctx.store.answers_to_message(event["channel"], deleted_ts):
-            if not row.ts:
-                continue
-            try:
-                ctx.client.chat_delete(channel=row.channel, ts=row.ts)
-                log.info("deleted answer A%s: its question was deleted", row.id)
-            except SlackApiError as exc:
-                log.warning("could not delete answer A%s: %s", row.id, exc.response.get("error"))
-
-    def on_other_event(body: dict) -> None:
-        kind = (body.get("event") or {}).get("type")
-        if kind in ("app_uninstalled", "tokens_revoked"):
-            log.warning("Slack says %s for team %s", kind, body.get("team_id"))
-        else:
-            log.debug("event %s not used", kind)
-
-    app.event("app_mention")(ack=ack_now, lazy=[on_mention])
-    app.event("message")(ack=ack_now, lazy=[on_message])
+    app.event("app_mention")(ack=ack_now, lazy=[lambda body, event, request: on_mention(ctx, body, event, request)])
+    app.event("message")(ack=ack_now, lazy=[lambda body, event: on_message(ctx, body, event)])
 
     home.register(app, ctx)
     # Last: every other event type is acknowledged (a 404 would make Slack retry it).
-    app.event(re.compile(r".*"))(ack=ack_now, lazy=[on_other_event])
+    app.event(re.compile(r".*"))(ack=ack_now, lazy=[lambda body: on_other_event(ctx, body)])
