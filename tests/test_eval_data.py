@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 FILES = {(split, name): EVAL / split / f"{name}.jsonl"
@@ -20,8 +22,8 @@ KEYS = {"text", "expected", "kind", "lang", "note"}
 PASTED_KINDS = {"traceback", "line", "truncated", "prose-en", "prose-ko", "prose-zh"}
 QUESTION_KINDS = {"question-ko", "question-zh"}
 KIND_LANG = {"prose-en": "en", "prose-ko": "ko", "prose-zh": "zh", "question-ko": "ko", "question-zh": "zh"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 
 # English error text that a question must not quote: the taxonomy's signals and other
 # distinctive fragments of the same messages.
@@ -67,7 +69,8 @@ def load(path: Path) -> list[dict]:
             pytest.fail(f"{path.relative_to(REPO)}:{n}: not valid JSON ({exc})")
         assert isinstance(row, dict), f"{path.relative_to(REPO)}:{n}: not a JSON object"
         assert set(row) == KEYS, f"{path.relative_to(REPO)}:{n}: keys {sorted(row)}, want {sorted(KEYS)}"
-        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), f"{path.relative_to(REPO)}:{n}: empty field"
+        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), \
+            f"{path.relative_to(REPO)}:{n}: empty field"
         rows.append(row)
     return rows
 
@@ -91,7 +94,8 @@ def test_every_line_names_a_required_id_a_known_kind_and_a_matching_language(set
             where = f"{split}/{name}.jsonl: {row['text'][:60]!r}"
             assert row["expected"] in ids, f"{where}: {row['expected']} is not in knowledge/required-ids.txt"
             assert row["kind"] in kinds, f"{where}: kind {row['kind']!r} does not belong in {name}"
-            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), f"{where}: lang {row['lang']} for kind {row['kind']}"
+            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), \
+                f"{where}: lang {row['lang']} for kind {row['kind']}"
             if row["lang"] == "ko":
                 assert HANGUL.search(row["text"]), f"{where}: marked Korean but has no Hangul"
             if row["lang"] == "zh":

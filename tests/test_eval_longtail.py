@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 FILES = {(split, name): EVAL / split / f"{name}.jsonl"
@@ -22,8 +24,8 @@ KEYS = {"text", "expected", "kind", "lang", "note"}
 PASTED_KINDS = {"traceback", "line", "truncated", "prose-en", "prose-ko", "prose-zh"}
 QUESTION_KINDS = {"question-ko", "question-zh"}
 KIND_LANG = {"prose-en": "en", "prose-ko": "ko", "prose-zh": "zh", "question-ko": "ko", "question-zh": "zh"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 CORE_CLASSES = 25  # the first sets (tests/test_eval_data.py) cover the taxonomy's first 25 classes
 
 # Every pasted line says where its error text came from (eval/longtail_common.py).
@@ -37,8 +39,9 @@ QUESTION_NOTE = "question written by hand; contains no English error text"
 # English error text a question must not quote: the taxonomy's signals for these classes and
 # other distinctive fragments of the same messages.
 ERROR_TEXT = [
-    "Given groups=", "to have 3 channels", "channels instead", "The size of tensor a", "must match the size of tensor b",
-    "at non-singleton dimension", "stack expects each tensor", "Sizes of tensors must match", "is invalid for input of size",
+    "Given groups=", "to have 3 channels", "channels instead", "The size of tensor a",
+    "must match the size of tensor b", "at non-singleton dimension", "stack expects each tensor",
+    "Sizes of tensors must match", "is invalid for input of size",
     "The expanded size of the tensor", "must match the existing size", "Dimension out of range",
     "(unbatched) or", "(batched) input to conv", "Kernel size can't be greater", "Output size is too small",
     "Expected more than 1 value per channel", "Using a target size", "that is different to the input size",
@@ -49,8 +52,9 @@ ERROR_TEXT = [
     "can't convert cuda", "Use Tensor.cpu() to copy", "np.ndarray of type numpy.object_",
     "only integer tensors of a single element", "floating point and complex dtype can require gradients",
     "Cannot copy out of meta tensor", "returned nan values", "Inference tensors cannot be saved",
-    "Inplace update to inference tensor", "is not a leaf Tensor is being accessed", "optimizer got an empty parameter list",
-    "can't optimize a non-leaf", "Mismatch in shape", "is not implemented", "does not have a deterministic implementation",
+    "Inplace update to inference tensor", "is not a leaf Tensor is being accessed",
+    "optimizer got an empty parameter list", "can't optimize a non-leaf", "Mismatch in shape", "is not implemented",
+    "does not have a deterministic implementation",
     "Attempting to unscale FP16", "has already been called on this optimizer", "is non-finite, so it cannot be clipped",
     "None of the inputs have requires_grad", "Detected call of", "batch must contain tensors",
     "insufficient shared memory", "Unexpected bus error", "received 0 items of ancdata", "Too many open files",
@@ -86,7 +90,8 @@ def load(path: Path) -> list[dict]:
             pytest.fail(f"{path.relative_to(REPO)}:{n}: not valid JSON ({exc})")
         assert isinstance(row, dict), f"{path.relative_to(REPO)}:{n}: not a JSON object"
         assert set(row) == KEYS, f"{path.relative_to(REPO)}:{n}: keys {sorted(row)}, want {sorted(KEYS)}"
-        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), f"{path.relative_to(REPO)}:{n}: empty field"
+        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), \
+            f"{path.relative_to(REPO)}:{n}: empty field"
         rows.append(row)
     return rows
 
@@ -118,7 +123,8 @@ def test_every_line_names_a_longtail_id_a_known_kind_and_a_matching_language(set
             where = f"{split}/{name}.jsonl: {row['text'][:60]!r}"
             assert row["expected"] in ids, f"{where}: {row['expected']} is not one of the 65 long-tail classes"
             assert row["kind"] in kinds, f"{where}: kind {row['kind']!r} does not belong in {name}"
-            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), f"{where}: lang {row['lang']} for kind {row['kind']}"
+            assert row["lang"] == KIND_LANG.get(row["kind"], "en"), \
+                f"{where}: lang {row['lang']} for kind {row['kind']}"
             if row["lang"] == "ko":
                 assert HANGUL.search(row["text"]), f"{where}: marked Korean but has no Hangul"
             if row["lang"] == "zh":
@@ -222,7 +228,8 @@ def test_split_is_stratified_sixty_forty_and_keeps_every_class_in_both_parts(set
         for cls in longtail_ids():
             assert dev_classes[cls] >= 1 and heldout_classes[cls] >= 1, f"{name}: {cls} missing from a split"
             total = dev_classes[cls] + heldout_classes[cls]
-            assert abs(dev_classes[cls] - share_per_class * total) < 1, f"{name}: {cls} split {dev_classes[cls]}/{total}"
+            assert abs(dev_classes[cls] - share_per_class * total) < 1, \
+                f"{name}: {cls} split {dev_classes[cls]}/{total}"
 
 
 def test_committed_files_match_the_generator():

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 SPLITS = ("dev", "heldout")
@@ -27,8 +29,8 @@ NEGATIVE_KINDS = {"neg-pytorch-uncovered", "neg-other-library", "neg-install", "
                   "neg-greeting", "neg-python"}
 POSITIVE_KIND = "pos-through-library"
 CODE_KINDS = {"code-bare", "code-fenced", "code-asked", "code-clean"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 
 # Distinctive wording of covered classes (facts from the taxonomy's signals). A negative line
 # quoting one of them would belong to a covered class, not to the negatives.
@@ -55,7 +57,8 @@ COVERED_FRAGMENTS = [
     "floating point and complex dtype can require gradients", "Cannot copy out of meta tensor",
     "returned nan values in its", "Inference tensors cannot be saved for backward",
     "is not a leaf Tensor is being accessed", "optimizer got an empty parameter list",
-    "can't optimize a non-leaf Tensor", "Mismatch in shape: grad_output", "does not have a deterministic implementation",
+    "can't optimize a non-leaf Tensor", "Mismatch in shape: grad_output",
+    "does not have a deterministic implementation",
     "Attempting to unscale FP16 gradients", "so it cannot be clipped", "None of the inputs have requires_grad=True",
     "Detected call of `lr_scheduler.step()` before", "default_collate: batch must contain",
     "insufficient shared memory (shm)", "received 0 items of ancdata", "Too many open files",
@@ -67,7 +70,8 @@ COVERED_FRAGMENTS = [
     "[WinError 126]", "undefined symbol:", "operator torchvision::nms does not exist",
     "A module that was compiled using NumPy 1.x", "Numpy is not available",
     "Default process group has not been initialized", "failed to listen on any local network address",
-    "Expected to mark a variable ready only once", "ChildFailedError", "SyncBatchNorm expected input tensor to be on GPU",
+    "Expected to mark a variable ready only once", "ChildFailedError",
+    "SyncBatchNorm expected input tensor to be on GPU",
     "failed finding central directory", "No module named '__torch__'", "BackendCompilerFailed",
     "Cannot find a working triton installation", "torch._dynamo.exc.Unsupported", "to ONNX opset version",
     "NotSupportedError", "is currently not supported in Torchscript",
