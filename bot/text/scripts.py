@@ -4,20 +4,21 @@ Each constant is the body of a regular-expression character class (use it as
 f"[{HAN}]"), so that sets combine by concatenation. The Unicode blocks come first;
 below them, the sets callers use, each named for what it is for:
 
-    HANGUL              language detection (bot.text.lang): any Hangul letter means Korean
-    HAN                 language detection, BM25 tokens (bot.retrieval.tokenize)
-    KANA, JAPANESE      language detection: kana rule Chinese out; JAPANESE also names the language
+    HANGUL              language detection (bot.text.lang): any Hangul letter, lone jamo
+                        included, means Korean
+    HAN                 language detection; BM25 tokens (bot.retrieval.tokenize)
+    KANA, JAPANESE      language detection: kana rule Chinese out; JAPANESE (with the small
+                        katakana) names the language a document is in
     EAST_ASIAN_LETTERS  the asker's own words on an error line (bot.retrieval.parse, .query):
                         PyTorch prints none of these letters
     UNSPACED            text written without spaces between words (bot.kb.loader, bot.slack.blocks):
                         a folded line break between two of these characters is dropped
 
-The greeting check (bot.retrieval.scope) counts HANGUL_SYLLABLES + HAN_UNIFIED, and
-the terminal renderer (bot.answer.render) still writes its own wide-character ranges.
-
-Hangul words are kept apart: Korean separates words by spaces, so Hangul is not in
-UNSPACED, and the tokenizer reads a run of Hangul syllables as one word (split into
-bigrams) where it splits Han text into characters.
+Hangul words are kept whole: Korean separates words by spaces, so Hangul is not in
+UNSPACED (the spaces between Korean words survive the joining), and the tokenizer takes
+a run of HANGUL_SYLLABLES as one word (its bigrams) where it splits HAN text into
+characters. The greeting check (bot.retrieval.scope) counts HANGUL_SYLLABLES +
+HAN_UNIFIED. The terminal renderer (bot.answer.render) still writes its own ranges.
 """
 
 from __future__ import annotations
