@@ -13,6 +13,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import bwrap, cgroups, facts, rlimits
 from .limits import Limits, format_bytes, format_seconds
@@ -70,13 +71,14 @@ class Collected:
     timed_out: bool = False
 
 
-def read_output(fd: int, cap: int, deadline: float, *, control: socket.socket | None = None,
-                on_control: Callable[[], object] | None = None) -> tuple[Collected, bool]:
+def read_output(fd: int, cap: int, deadline: float, *,
+                control: tuple[socket.socket, Callable[[], object]] | None = None) -> tuple[Collected, bool]:
     """Read a run's output from the pipe `fd` as it comes, keeping at most `cap` bytes,
     until it ends, the cap is passed or `deadline` (time.monotonic) comes; (what was read,
-    whether it ended). Without `control` it ends when every writer has closed the pipe;
-    with one (a warm sandbox's supervisor) it ends when a message arrives there, which
-    `on_control` reads, and a closed pipe only means that message is coming."""
+    whether it ended). Without `control` it ends when every writer has closed the pipe.
+    With `control`, (a socket, the function that reads its message), as a warm sandbox
+    has from its supervisor, it ends when a message arrives there, and a closed pipe only
+    means that message is coming."""
     got = Collected()
     buf = bytearray()
     os.set_blocking(fd, False)
@@ -84,15 +86,15 @@ def read_output(fd: int, cap: int, deadline: float, *, control: socket.socket | 
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ, "output")
         if control is not None:
-            sel.register(control, selectors.EVENT_READ, "control")
+            sel.register(control[0], selectors.EVENT_READ, "control")
         while not ended:
             left = deadline - time.monotonic()
             if left <= 0:
                 got.timed_out = True
                 break
             for key, _ in sel.select(left):
-                if key.data == "control":
-                    on_control()
+                if control is not None and key.data == "control":
+                    control[1]()
                     ended = True
                     continue
                 try:
@@ -135,7 +137,7 @@ def read_available(fd: int, limit: int = 1 << 16) -> bytes:
 # --- how it ended ---------------------------------------------------------------------------
 
 
-def _ending(got: Collected, report: dict | None, oom: bool, returncode: int | None, limits: Limits,
+def _ending(got: Collected, report: dict[str, Any] | None, oom: bool, returncode: int | None, limits: Limits,
             rl: list[rlimits.RLimit], memory_by_rlimit: bool) -> tuple[str, int | None, int | None, str, bool]:
     """(exit_reason, exit_code, signal, exit_detail, error_allowed), from what the host saw:
     its deadline and output cap, the cgroup's OOM counter, and the supervisor's report of
@@ -187,9 +189,9 @@ def _ending(got: Collected, report: dict | None, oom: bool, returncode: int | No
     return "error", code, None, f"exited with status {code}", True
 
 
-def run_result(returncode: int | None, got: Collected, report: dict | None, oom: bool, wall: float,
-               cg: cgroups.CgroupRun | None, host_env: dict, enforced: list[str], limits: Limits,
-               rl: list[rlimits.RLimit], sandbox: dict) -> RunResult:
+def run_result(returncode: int | None, got: Collected, report: dict[str, Any] | None, oom: bool, wall: float,
+               cg: cgroups.CgroupRun | None, host_env: dict[str, Any], enforced: list[str], limits: Limits,
+               rl: list[rlimits.RLimit], sandbox: dict[str, Any]) -> RunResult:
     """The RunResult of a run: `returncode` is bwrap's (None for a warm sandbox's child),
     `report` the supervisor's parsed report (None when it sent none or a bad one)."""
     memory_by_rlimit = any(r.name == "RLIMIT_AS" for r in rl)

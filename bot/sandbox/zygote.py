@@ -289,7 +289,7 @@ class Zygote:
             self._sock.sendmsg([b'{"go": true}'])
             # The child's output until the supervisor says "done", the deadline or the cap.
             got, done = procio.read_output(out_r, limits.output_bytes, started + limits.wall_seconds,
-                                           control=self._sock, on_control=lambda: self._expect("done", CONTROL_SECONDS))
+                                           control=(self._sock, lambda: self._expect("done", CONTROL_SECONDS)))
             if got.truncated or got.timed_out:
                 self._kill_child(host_pid, child_cg)
             if not done:

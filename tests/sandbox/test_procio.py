@@ -57,8 +57,8 @@ def test_with_a_control_socket_the_run_ends_at_its_message(pipe):
         os.close(w)
         supervisor.send(b'{"done": {}}')
         messages = []
-        got, ended = procio.read_output(r, 1024, time.monotonic() + 30, control=host,
-                                        on_control=lambda: messages.append(host.recv(100)))
+        got, ended = procio.read_output(r, 1024, time.monotonic() + 30,
+                                        control=(host, lambda: messages.append(host.recv(100))))
         assert ended and messages == [b'{"done": {}}']
         assert got.output == b"done soon" and not got.timed_out
 
@@ -68,8 +68,8 @@ def test_with_a_control_socket_a_closed_pipe_alone_does_not_end_the_run(pipe):
     host, supervisor = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with host, supervisor:
         os.close(w)
-        got, ended = procio.read_output(r, 1024, time.monotonic() + 0.2, control=host,
-                                        on_control=lambda: pytest.fail("no message was sent"))
+        got, ended = procio.read_output(r, 1024, time.monotonic() + 0.2,
+                                        control=(host, lambda: pytest.fail("no message was sent")))
         assert got.timed_out and not ended
 
 
