@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 FILES = {(split, name): EVAL / split / f"{name}.jsonl"
@@ -20,8 +22,8 @@ KEYS = {"text", "expected", "kind", "lang", "note"}
 PASTED_KINDS = {"traceback", "line", "truncated", "prose-en", "prose-ko", "prose-zh"}
 QUESTION_KINDS = {"question-ko", "question-zh"}
 KIND_LANG = {"prose-en": "en", "prose-ko": "ko", "prose-zh": "zh", "question-ko": "ko", "question-zh": "zh"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 
 # English error text that a question must not quote: the taxonomy's signals and other
 # distinctive fragments of the same messages.

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 FILES = {(split, name): EVAL / split / f"{name}.jsonl"
@@ -22,8 +24,8 @@ KEYS = {"text", "expected", "kind", "lang", "note"}
 PASTED_KINDS = {"traceback", "line", "truncated", "prose-en", "prose-ko", "prose-zh"}
 QUESTION_KINDS = {"question-ko", "question-zh"}
 KIND_LANG = {"prose-en": "en", "prose-ko": "ko", "prose-zh": "zh", "question-ko": "ko", "question-zh": "zh"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 CORE_CLASSES = 25  # the first sets (tests/test_eval_data.py) cover the taxonomy's first 25 classes
 
 # Every pasted line says where its error text came from (eval/longtail_common.py).

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES
+
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO / "eval"
 SPLITS = ("dev", "heldout")
@@ -27,8 +29,8 @@ NEGATIVE_KINDS = {"neg-pytorch-uncovered", "neg-other-library", "neg-install", "
                   "neg-greeting", "neg-python"}
 POSITIVE_KIND = "pos-through-library"
 CODE_KINDS = {"code-bare", "code-fenced", "code-asked", "code-clean"}
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-HAN = re.compile(r"[\u4e00-\u9fff]")
+HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]")
+HAN = re.compile(f"[{HAN_UNIFIED}]")
 
 # Distinctive wording of covered classes (facts from the taxonomy's signals). A negative line
 # quoting one of them would belong to a covered class, not to the negatives.

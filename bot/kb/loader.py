@@ -22,6 +22,7 @@ from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
 from bot.text.lang import LANGUAGES
 from bot.text.normalize import normalise_message
+from bot.text.scripts import UNSPACED, join_unspaced
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*$")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -225,7 +226,7 @@ class _Validator:
             text = value.get(lang)
             if not isinstance(text, str) or not text.strip():
                 self.problem(path, f"missing language {lang!r}", f"add a {_LANG_NAMES[lang]} text under `{lang}:`")
-        return m.I18n({k: join_cjk(v.strip()) for k, v in value.items()
+        return m.I18n({k: join_unspaced(v.strip()) for k, v in value.items()
                        if k in LANGUAGES and isinstance(v, str) and v.strip()})
 
     def _regex(self, value, path: tuple) -> m.Signature | None:
@@ -246,16 +247,6 @@ class _Validator:
 _LANG_NAMES = {"en": "English", "ko": "Korean", "zh": "Chinese"}
 
 
-# Han characters, CJK punctuation and full-width forms: Chinese (and Japanese) text
-# puts no spaces between them. Hangul is not here: Korean separates words by spaces.
-_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t\n]+(?=[{_CJK}])")
-
-
-def join_cjk(text: str) -> str:
-    """Drop the spaces that YAML's `>-` folding (or a careless edit) leaves between two
-    CJK characters: "不在 了， 于是" reads "不在了，于是"."""
-    return _CJK_GAP.sub("", text)
 
 
 # --- files --------------------------------------------------------------------
@@ -265,7 +256,8 @@ def _read(path: Path, problems: list[Problem]) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        problems.append(Problem(path, None, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8"))
+        problems.append(Problem(path, None, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                "save the file as UTF-8"))
     except OSError as exc:
         problems.append(Problem(path, None, "", f"cannot read: {exc.strerror}"))
     return None
@@ -323,7 +315,8 @@ def _check_priors_and_sources(entry: m.Entry, v: _Validator) -> None:
                           "a prior is a team estimate: say what it rests on (docs, source code, issue threads); "
                           "measured rates come from runs and votes in the evidence store")
             elif _RUN_CLAIM.search(prior.source) and not item.patch:
-                v.problem(path, "the prior's source claims a run that no `kb verify` case backs (this item has no `patch:`)",
+                v.problem(path, "the prior's source claims a run that no `kb verify` case backs "
+                                "(this item has no `patch:`)",
                           "add a patch so `kb verify` runs it, or say what the estimate rests on")
     for i, source in enumerate(entry.sources):
         for part, text in (("title", source.title), ("url", source.url or "")):
@@ -332,7 +325,7 @@ def _check_priors_and_sources(entry: m.Entry, v: _Validator) -> None:
                           "cite the document by its real title (and public URL where there is one)")
 
 
-_CJK_SPACE_IN_LINE = re.compile(f"[{_CJK}] +[{_CJK}]")
+_CJK_SPACE_IN_LINE = re.compile(f"[{UNSPACED}] +[{UNSPACED}]")
 
 
 def _check_cjk_spaces(path: Path, text: str, problems: list[Problem]) -> None:
@@ -381,7 +374,8 @@ def load_article_file(path: Path, articles_root: Path, problems: list[Problem]) 
     front, body, _ = parse_front_matter(text)
     if front is None:
         problems.append(Problem(path, 1, "", "article has no YAML front matter",
-                                "add it with `troubleshoot kb add FILE`, or write `---` title/language/source `---` on top"))
+                                "add it with `troubleshoot kb add FILE`, "
+                                "or write `---` title/language/source `---` on top"))
         return None
     try:
         located = load_located(front)
@@ -414,7 +408,8 @@ def check_knowledge(root: Path | None = None, patch_names: set[str] | None = Non
     entries: dict[str, m.Entry] = {}
     aliases: dict[str, str] = {}
     owner_of_name: dict[str, tuple[str, Path]] = {}
-    entry_files = sorted(entries_dir.rglob("*.yml")) + sorted(entries_dir.rglob("*.yaml")) if entries_dir.is_dir() else []
+    entry_files = sorted(entries_dir.rglob("*.yml")) + sorted(entries_dir.rglob("*.yaml")) \
+        if entries_dir.is_dir() else []
     for path in entry_files:
         entry = load_entry_file(path, problems, patch_names)
         if entry is None:
@@ -456,11 +451,12 @@ def check_knowledge(root: Path | None = None, patch_names: set[str] | None = Non
         for i, name in enumerate(entry.related):
             if not known(name):
                 problems.append(Problem(entry.path, entry.line_of("related", i), f"related[{i}]",
-                                        f"related id {name!r} is not an entry or alias", "fix the id or write that entry"))
+                                        f"related id {name!r} is not an entry or alias",
+                                        "fix the id or write that entry"))
         for i, dead in enumerate(entry.dead_ends):
             if dead.leads_to and not known(dead.leads_to):
-                problems.append(Problem(entry.path, entry.line_of("dead_ends", i, "leads_to"), f"dead_ends[{i}].leads_to",
-                                        f"{dead.leads_to!r} is not an entry or alias"))
+                problems.append(Problem(entry.path, entry.line_of("dead_ends", i, "leads_to"),
+                                        f"dead_ends[{i}].leads_to", f"{dead.leads_to!r} is not an entry or alias"))
 
     articles: list[m.Article] = []
     if articles_dir.is_dir():

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.text.normalize import is_torch_path, normalise_frame_path
+from bot.text.scripts import EAST_ASIAN_LETTERS, has_any
 
 
 @dataclass
@@ -79,21 +80,22 @@ _CHAIN = re.compile(r"^\s*(During handling of the above exception, another excep
 _FRAME_PY = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _FRAME_IPY8 = re.compile(r"^\s*File (?P<path>\S.*?):(?P<line>\d+)(?:, in (?P<func>.+?))?\s*$")
 _FRAME_CELL = re.compile(r"^\s*(?P<path>Cell In\[\d+\]), line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$")
-_FRAME_IPY7 = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\\/~.][^\s]*\.py|<ipython-input-[\w-]+>) in (?P<func>[\w.<>]+)(?:\(.*)?\s*$")
+_FRAME_IPY7 = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\\/~.][^\s]*\.py|<ipython-input-[\w-]+>)"
+                         r" in (?P<func>[\w.<>]+)(?:\(.*)?\s*$")
 _FRAME_RICH = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\\/~.][^\s:]*\.py):(?P<line>\d+) in (?P<func>[\w.<>]+)\s*$")
 _FRAME_PATTERNS = (_FRAME_PY, _FRAME_CELL, _FRAME_IPY8, _FRAME_RICH, _FRAME_IPY7)
 
 # "RuntimeError: msg", "torch.OutOfMemoryError: msg", "torch._C._LinAlgError: msg",
 # "KeyboardInterrupt", "_pickle.UnpicklingError: msg", "ValueError". Only names that
 # look like exceptions: a prose line "Note: ..." is not one.
-_EXC_NAME = r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z_][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fault)|StopIteration|KeyboardInterrupt|SystemExit|Interrupted|ProcessRaisedException)"
+_EXC_NAME = (r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z_][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Failure|Failed|Fault)"
+             r"|StopIteration|KeyboardInterrupt|SystemExit|Interrupted|ProcessRaisedException)")
 _EXC_LINE = re.compile(rf"^\s*(?P<type>{_EXC_NAME})(?::\s?(?P<msg>.*))?\s*$")
 # Some errors arrive with their type in the middle: "[rank0]: RuntimeError: ...", "E   RuntimeError: ..." (pytest).
 _EXC_PREFIXED = re.compile(rf"^\s*(?:\[rank\d+\]:|E\s+|ERROR:?|\w+ \| )\s*(?P<type>{_EXC_NAME}):\s?(?P<msg>.*)$")
 # Inside a traceback, the line after the frames is the exception even when its type
 # does not look like one (`_queue.Empty`, `StopIteration`, `torch._dynamo.exc.Unsupported: x`).
 _EXC_AFTER_FRAMES = re.compile(r"^(?P<type>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::\s?(?P<msg>.*))?\s*$")
-_CJK = re.compile(r"[\uac00-\ud7a3\u3130-\u318f\u4e00-\u9fff\u3040-\u30ff]")
 _MAX_CONTINUATION = 12
 
 
@@ -122,7 +124,7 @@ def _continues_message(line: str) -> bool:
     if _TRACEBACK.match(line) or _CHAIN.match(line) or _frame(line) or _exception(line):
         return False
     # Prose in Korean or Chinese after the paste is the asker, not PyTorch.
-    return not _CJK.search(line)
+    return not has_any(line, EAST_ASIAN_LETTERS)
 
 
 def parse(text: str) -> Parsed:

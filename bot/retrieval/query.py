@@ -14,8 +14,9 @@ from bot.retrieval.clean import Cleaned, clean
 from bot.retrieval.parse import Frame, Parsed, parse
 from bot.text.lang import detect_language
 from bot.text.normalize import normalise_for_search, normalise_message
+from bot.text.scripts import EAST_ASIAN_LETTERS
 
-_CJK_RUN = re.compile(r"[\uac00-\ud7a3\u3130-\u318f\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff][^\n]*")
+_CJK_RUN = re.compile(f"[{EAST_ASIAN_LETTERS}][^\\n]*")
 # The error text a leg looks at is capped: a huge paste is noise beyond the message.
 MAX_ERROR_CHARS = 1500
 MAX_PROSE_CHARS = 1500

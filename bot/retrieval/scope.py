@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from bot.text.normalize import normalise_frame_path
+from bot.text.scripts import HAN_UNIFIED, HANGUL_SYLLABLES, count
 
 NO_ERROR, OTHER_LIBRARY, PYTORCH = "no-error", "other-library", "pytorch"
 
@@ -102,7 +103,8 @@ _NEUTRAL_TOP = {"<frozen", "<string>", "<notebook>", "threading.py", "runpy.py",
                 "asyncio", "contextlib.py", "functools.py", "importlib", "abc.py", "typing.py", "site.py",
                 "IPython", "ipykernel", "tqdm", "click", "typer", "fire", "hydra", "six.py"}
 _TORCH_TOP = ("torch", "torchvision", "torchaudio", "torchtext", "functorch", "triton")
-_STDLIB_PATH = re.compile(r"[\\/](?:lib[\\/]python\d[\d.]*|Lib)[\\/](?!site-packages|dist-packages)[\w.]+", re.IGNORECASE)
+_STDLIB_PATH = re.compile(r"[\\/](?:lib[\\/]python\d[\d.]*|Lib)[\\/](?!site-packages|dist-packages)[\w.]+",
+                          re.IGNORECASE)
 
 # Error text: an exception line, a traceback, a log line that says error/failed.
 _ERRORISH = re.compile(
@@ -160,7 +162,8 @@ def is_greeting(text: str) -> bool:
     """A short greeting, thanks or "are you there?" with nothing else to look up."""
     stripped = re.sub(r"<@[\w|.-]+>", " ", text).strip()
     words = stripped.split()
-    cjk = len(re.findall(r"[\uac00-\ud7a3\u4e00-\u9fff]", stripped))
+    # Korean and Chinese text is long in characters, short in words.
+    cjk = count(stripped, HANGUL_SYLLABLES + HAN_UNIFIED)
     if len(words) > 12 or cjk > 30 or len(stripped) > 120:
         return False
     return bool(_GREETING.match(stripped))

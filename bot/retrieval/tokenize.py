@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 
+from bot.text.scripts import HAN, HANGUL_SYLLABLES
+
 _TOKEN = re.compile(
-    r"<(?:path|hex|size|shape|ver|dev|num)>"  # placeholders
-    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"  # words and dotted identifiers
-    r"|[\uac00-\ud7a3]+"  # Hangul syllables
-    r"|[\u4e00-\u9fff\u3400-\u4dbf]+"  # Han
-    r"|\d+"
+    r"(?P<placeholder><(?:path|hex|size|shape|ver|dev|num)>)"
+    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"  # words and dotted identifiers
+    rf"|(?P<hangul>[{HANGUL_SYLLABLES}]+)"
+    rf"|(?P<han>[{HAN}]+)"
+    r"|(?P<number>\d+)"
 )
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -51,19 +53,18 @@ def _word_tokens(word: str, out: list[str]) -> None:
 def tokenize(text: str) -> list[str]:
     out: list[str] = []
     for m in _TOKEN.finditer(text):
-        tok = m.group(0)
-        first = tok[0]
-        if first == "<":
+        tok, kind = m.group(0), m.lastgroup
+        if kind == "placeholder":
             out.append(tok)
-        elif "\uac00" <= first <= "\ud7a3":
+        elif kind == "hangul":
             if len(tok) == 1:
                 out.append(tok)
             else:
                 out.extend(tok[i:i + 2] for i in range(len(tok) - 1))
-        elif "\u3400" <= first <= "\u9fff":
+        elif kind == "han":
             out.extend(tok)
             out.extend(tok[i:i + 2] for i in range(len(tok) - 1))
-        elif first.isdigit():
+        elif kind == "number":
             continue  # bare numbers are noise once the normaliser has run
         else:
             _word_tokens(tok, out)

@@ -9,6 +9,8 @@ seccomp), one module per concern:
     environment.py the allow-listed environment variables
     harness.py     the program that runs inside and writes the result
     result.py      RunResult, reading the result file as untrusted data
+    procio.py      around one run's process: input checks, memfds, output read with a cap and a
+                   deadline, the RunResult from what the host saw (runner and zygote alike)
     runner.py      the host side: run_snippet
     zygote.py      a warm sandbox: one supervisor imports torch once and forks a child per run
     warm.py        the runner of one job (WarmRunner) and a worker's pool of started zygotes

@@ -12,8 +12,6 @@ import dataclasses
 import json
 import os
 import platform
-import re
-import selectors
 import shutil
 import signal
 import subprocess
@@ -24,15 +22,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bwrap, cgroups, environment, facts, gpu as gpu_mod, privileges, rlimits, seccomp
+from . import bwrap, cgroups, environment, facts, gpu as gpu_mod, privileges, procio, rlimits, seccomp
 from .limits import Limits, format_bytes, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 
 from bot.settings import sandbox_rlimit_fallback
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
-FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
-MAX_FILES = 32
 RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
@@ -81,38 +77,6 @@ def _sweep_stale_run_dirs(base: str) -> None:
             shutil.rmtree(os.path.join(base, name), ignore_errors=True)
 
 
-def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name)
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _check_inputs(code: object, files: object, limits: Limits) -> dict[str, bytes]:
-    if not isinstance(code, str):
-        raise TypeError(f"code must be str, got {type(code).__name__}")
-    if files is None:
-        return {}
-    if not isinstance(files, dict):
-        raise TypeError(f"files must be a dict of name -> bytes, got {type(files).__name__}")
-    if len(files) > MAX_FILES:
-        raise ValueError(f"files: at most {MAX_FILES} files, got {len(files)}")
-    total = len(code.encode("utf-8", "surrogateescape"))
-    for name, data in files.items():
-        if not isinstance(name, str) or not FILE_NAME.fullmatch(name) or name == bwrap.SNIPPET_NAME:
-            raise ValueError(f"files: bad file name {name!r}: use a plain name such as 'data.pt' "
-                             f"(letters, digits, . _ + -; no folders; not {bwrap.SNIPPET_NAME!r})")
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"files[{name!r}] must be bytes, got {type(data).__name__}")
-        total += len(data)
-    if total > limits.tmp_bytes // 2:
-        raise ValueError(f"files: {format_bytes(total)} in all is more than half the home folder's "
-                         f"{format_bytes(limits.tmp_bytes)} (Limits.tmp_bytes)")
-    return files
-
-
 def _preexec(procs_files: list[str], limits: list[rlimits.RLimit], drop: privileges.Drop | None):
     # Order matters: joining cgroups and staging folders need root, so they come
     # before the drop to the unprivileged user.
@@ -124,62 +88,16 @@ def _preexec(procs_files: list[str], limits: list[rlimits.RLimit], drop: privile
     return run
 
 
-@dataclass
-class _Collected:
-    output: bytes = b""
-    truncated: bool = False
-    timed_out: bool = False
-
-
-def _collect(proc: subprocess.Popen, cap: int, deadline: float) -> _Collected:
+def _collect(proc: subprocess.Popen, cap: int, deadline: float) -> procio.Collected:
     """Read stdout+stderr as it comes; stop at the cap or the deadline."""
-    got = _Collected()
-    buf = bytearray()
-    fd = proc.stdout.fileno()
-    os.set_blocking(fd, False)
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                got.timed_out = True
-                break
-            if not sel.select(left):
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                break  # every writer is gone
-            room = cap - len(buf)
-            if len(chunk) > room:
-                buf += chunk[:room]
-                got.truncated = True
-                break
-            buf += chunk
+    got, _ = procio.read_output(proc.stdout.fileno(), cap, deadline)
     if not got.truncated and not got.timed_out:
         # The pipe closed; the process itself may still be running (it closed its output).
         try:
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             got.timed_out = True
-    got.output = bytes(buf)
     return got
-
-
-def _read_all_nonblocking(fd: int, limit: int = 1 << 16) -> bytes:
-    os.set_blocking(fd, False)
-    out = b""
-    while len(out) < limit:
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    return out
 
 
 @dataclass
@@ -290,7 +208,7 @@ class Sandbox:
         limits = limits or Limits()
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
-        files = _check_inputs(code, files, limits)
+        files = procio.check_inputs(code, files, limits)
         run = Launched()
         try:
             self.launch(run, limits=limits, gpu=gpu, site_packages=site_packages,
@@ -306,16 +224,17 @@ class Sandbox:
                 raise SandboxUnavailable(f"processes of the run survived SIGKILL: {sorted(cg.pids())}")
             proc.stdout.close()
 
-            harness_started = _read_all_nonblocking(run.ready_r) == b"1"
+            harness_started = procio.read_available(run.ready_r) == b"1"
             if not harness_started and not got.timed_out and not got.truncated:
                 text = got.output.decode("utf-8", "replace").strip()
-                raise SandboxUnavailable(f"the sandbox could not be set up (bwrap exit {proc.returncode}): {text[-2000:]}")
+                raise SandboxUnavailable(f"the sandbox could not be set up (bwrap exit {proc.returncode}): "
+                                         f"{text[-2000:]}")
 
             report = parse_supervisor(read_memfd(run.report_fd))
             oom = cg.oom_killed() if cg is not None else False
-            enforced = self._describe_limits(limits, cg, run.rl, run.rl_notes, run.gpu_plan, run.cpu_how)
-            return _result(proc.returncode, got, report, oom, wall, cg, self.host_facts(run), enforced, limits,
-                           run.rl, self.sandbox_facts())
+            enforced = self.describe_limits(limits, cg, run.rl, run.rl_notes, run.gpu_plan, run.cpu_how)
+            return procio.run_result(proc.returncode, got, report, oom, wall, cg, self.host_facts(run), enforced,
+                                     limits, run.rl, self.sandbox_facts())
         finally:
             self.release(run)
 
@@ -387,7 +306,7 @@ class Sandbox:
         fds = run.fds
 
         def memfd(name: str, data: bytes) -> int:
-            fds.append(_memfd(name, data))
+            fds.append(procio.memfd(name, data))
             return fds[-1]
 
         run.ready_r, ready_w = os.pipe()
@@ -494,7 +413,7 @@ class Sandbox:
             staged[source] = target
         return privileges.Drop(self._drop.uid, self._drop.gid, tuple(groups), tuple(staged.items())), staged
 
-    def _describe_limits(self, limits: Limits, cg: cgroups.CgroupRun | None, rl: list[rlimits.RLimit],
+    def describe_limits(self, limits: Limits, cg: cgroups.CgroupRun | None, rl: list[rlimits.RLimit],
                          rl_notes: list[str], gpu_plan: gpu_mod.GpuPlan | None, cpu_how: str | None = None
                          ) -> list[str]:
         """Every limit this run had, each with its value and the mechanism behind it."""
@@ -532,109 +451,6 @@ class Sandbox:
             pass
         if cg is not None:
             cg.kill_all()
-
-
-CPU_LIMIT_SLACK = 0.1  # seconds: rusage is sampled at ticks; SIGXCPU comes at the soft limit
-
-
-def _ending(got: _Collected, report: dict | None, oom: bool, returncode: int | None, limits: Limits,
-            rl: list[rlimits.RLimit], memory_by_rlimit: bool) -> tuple[str, int | None, int | None, str, bool]:
-    """(exit_reason, exit_code, signal, exit_detail, error_allowed), from what the host saw:
-    its deadline and output cap, the cgroup's OOM counter, and the supervisor's report of
-    the real wait status. An exit status is never read as a signal."""
-    oom_text = "; the cgroup's OOM killer fired" if oom else ""
-    if got.timed_out:
-        return "timeout", None, None, f"the host's deadline of {format_seconds(limits.wall_seconds)} passed; " \
-                                      f"every process of the run was killed{oom_text}", False
-    if got.truncated:
-        return "output_limit", None, None, f"the output passed {format_bytes(limits.output_bytes)}; " \
-                                           f"every process of the run was killed", False
-    if report is None:
-        if returncode is None:  # a warm sandbox's child: the supervisor outlives it
-            why = "the warm sandbox's supervisor sent none"
-        elif returncode < 0:
-            why = f"bwrap was killed by {facts.signal_name(-returncode)}"
-        else:
-            why = f"bwrap exited with status {returncode}"
-        if oom:
-            return "memory", None, None, f"no report from the supervisor ({why}); the cgroup's OOM killer fired", False
-        return "killed", None, None, f"no report from the supervisor ({why})", False
-    status = report["status"]
-    if status["signal"] is not None:
-        sig = status["signal"]
-        name = facts.signal_name(sig)
-        core = " (core dumped)" if status["core_dumped"] else ""
-        if oom and sig == signal.SIGKILL:
-            return "memory", None, sig, f"killed by SIGKILL{core}: the cgroup's OOM killer fired", False
-        if sig == signal.SIGXCPU:
-            cpu_limit = next((r.soft for r in rl if r.name == "RLIMIT_CPU"), None)
-            used = report["cpu_seconds"]
-            if cpu_limit is not None and used is not None and used + CPU_LIMIT_SLACK >= cpu_limit:
-                return "timeout", None, sig, f"killed by SIGXCPU: its CPU time {used:.2f} s reached the " \
-                                             f"limit of {cpu_limit} s (RLIMIT_CPU)", False
-            used_text = "unknown" if used is None else f"{used:.2f} s"
-            return "killed", None, sig, f"killed by SIGXCPU{core} before the CPU limit (CPU time {used_text}, " \
-                                        f"limit {cpu_limit} s): not the host's limit", False
-        return "killed", None, sig, f"killed by {name} (signal {sig}){core}{oom_text}", False
-    code = status["exited"]
-    if code == 0:
-        return "ok", 0, None, "exited with status 0", True
-    if oom:
-        return "memory", code, None, f"exited with status {code}; the cgroup's OOM killer fired", True
-    child = report["child"]
-    error = child["error"] if child and child["exit_code"] == code else None
-    if memory_by_rlimit and error and error["type"] == "MemoryError":
-        return "memory", code, None, (f"exited with status {code} after a MemoryError (the address-space "
-                                      f"rlimit; the run's own account)"), True
-    return "error", code, None, f"exited with status {code}", True
-
-
-def _result(returncode: int | None, got: _Collected, report: dict | None, oom: bool, wall: float,
-            cg: cgroups.CgroupRun | None, host_env: dict, enforced: list[str], limits: Limits,
-            rl: list[rlimits.RLimit], sandbox: dict) -> RunResult:
-    memory_by_rlimit = any(r.name == "RLIMIT_AS" for r in rl)
-    reason, exit_code, sig, detail, error_allowed = _ending(got, report, oom, returncode, limits, rl, memory_by_rlimit)
-    child = report["child"] if report else None
-    # The exception is the snippet's own account: kept only when it matches the real exit status.
-    error = child["error"] if error_allowed and child and child["exit_code"] == exit_code and exit_code else None
-    notes = []
-    if report is None:
-        notes.append("no valid report from the supervisor; the exit reason comes from what the host saw")
-    elif child is None and reason in ("ok", "error"):
-        notes.append("no valid account from the snippet's process; the exit status is the supervisor's")
-    if reason == "error" and error is None:
-        notes.append(f"the program exited with status {exit_code} without a Python exception")
-    if oom:
-        notes.append("the cgroup's OOM killer killed a process of this run")
-    reads_own_source = bool(report and report["reads_own_source"])
-    if reads_own_source:
-        notes.append("the snippet read its own source: this run is not counted as evidence")
-    peak = cg.peak_memory() if cg is not None else None
-    if peak is None and report is not None:
-        peak = report["max_rss_bytes"]
-    cpu = cg.cpu_seconds() if cg is not None else None
-    if cpu is None and report is not None:
-        cpu = report["cpu_seconds"]
-    return RunResult(
-        exit_reason=reason,
-        exit_code=exit_code,
-        signal=sig,
-        error=error,
-        output=got.output.decode("utf-8", "replace"),
-        output_truncated=got.truncated,
-        wall_seconds=round(wall, 4),
-        peak_memory_bytes=peak,
-        peak_gpu_memory_bytes=None,  # not measured by the host (no NVML here); the run's word is not taken
-        environment=host_env,
-        limits=enforced,
-        sandbox=sandbox,
-        snippet_seconds=round(report["snippet_seconds"], 4) if report and report["snippet_seconds"] is not None
-        else None,
-        notes=notes,
-        exit_detail=detail,
-        cpu_seconds=None if cpu is None else round(cpu, 3),
-        reads_own_source=reads_own_source,
-    )
 
 
 _default: Sandbox | None = None

@@ -32,12 +32,11 @@ import threading
 import time
 from dataclasses import replace
 
-from . import cgroups, rlimits
+from . import cgroups, procio, rlimits
 from .environment import HOME
 from .limits import Limits, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
-from .runner import (Launched, Sandbox, _check_inputs, _Collected, _memfd, _read_all_nonblocking, _result,
-                     default_sandbox)
+from .runner import Launched, Sandbox, default_sandbox
 
 BASE_PRELOAD = ("torch",)
 # Top-level packages whose import a zygote may do for the snippet: installed libraries
@@ -239,7 +238,7 @@ class Zygote:
         why = self.fits(limits)
         if why:
             raise WarmUnavailable(why)
-        files = _check_inputs(code, files, limits)
+        files = procio.check_inputs(code, files, limits)
         with self._lock:
             if self.broken:
                 raise WarmUnavailable(self.broken)
@@ -265,8 +264,8 @@ class Zygote:
         child_cg, cpu_how = self.sandbox.new_cgroup(limits)
         out_r, out_w = os.pipe()
         report_fd = os.memfd_create("report")
-        sent = [out_w, _memfd("snippet", code.encode("utf-8", "surrogateescape")), report_fd]
-        sent += [_memfd("file", bytes(data)) for data in files.values()]
+        sent = [out_w, procio.memfd("snippet", code.encode("utf-8", "surrogateescape")), report_fd]
+        sent += [procio.memfd("file", bytes(data)) for data in files.values()]
         host_pid: int | None = None
         try:
             rl = self._child_rlimits(limits)
@@ -288,7 +287,9 @@ class Zygote:
                     raise self._fail(f"could not move the child into its cgroup: {e}") from e
             started = time.monotonic()
             self._sock.sendmsg([b'{"go": true}'])
-            got, done = self._collect(out_r, limits, started)
+            # The child's output until the supervisor says "done", the deadline or the cap.
+            got, done = procio.read_output(out_r, limits.output_bytes, started + limits.wall_seconds,
+                                           control=(self._sock, lambda: self._expect("done", CONTROL_SECONDS)))
             if got.truncated or got.timed_out:
                 self._kill_child(host_pid, child_cg)
             if not done:
@@ -296,12 +297,12 @@ class Zygote:
             wall = time.monotonic() - started
             if not got.truncated and not got.timed_out:  # what the child wrote just before it ended
                 room = limits.output_bytes - len(got.output)
-                rest = _read_all_nonblocking(out_r, room + 1) if room > 0 else b""
+                rest = procio.read_available(out_r, room + 1) if room > 0 else b""
                 got.output += rest[:room]
                 got.truncated = len(rest) > room
             report = parse_supervisor(read_memfd(report_fd))
             oom = child_cg.oom_killed() if child_cg is not None else False
-            result = _result(None, got, report, oom, wall, child_cg, self.sandbox.host_facts(self._launch),
+            result = procio.run_result(None, got, report, oom, wall, child_cg, self.sandbox.host_facts(self._launch),
                              self._limits_text(limits, child_cg, cpu_how, rl), limits, rl,
                              {**self.sandbox.sandbox_facts(), "warm": True})
             try:
@@ -328,44 +329,6 @@ class Zygote:
         if message is not None and not isinstance(message.get("clean"), dict):
             raise self._fail("a malformed sweep report")
 
-    def _collect(self, out_r: int, limits: Limits, started: float) -> tuple[_Collected, bool]:
-        """The child's output until the supervisor says "done", the deadline or the cap."""
-        got = _Collected()
-        buf = bytearray()
-        deadline = started + limits.wall_seconds
-        os.set_blocking(out_r, False)
-        done = False
-        with selectors.DefaultSelector() as sel:
-            sel.register(out_r, selectors.EVENT_READ, "output")
-            sel.register(self._sock, selectors.EVENT_READ, "control")
-            while not done:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    got.timed_out = True
-                    break
-                for key, _ in sel.select(left):
-                    if key.data == "control":
-                        self._expect("done", CONTROL_SECONDS)
-                        done = True
-                        continue
-                    try:
-                        chunk = os.read(out_r, 65536)
-                    except BlockingIOError:
-                        continue
-                    if not chunk:
-                        sel.unregister(out_r)  # every writer is gone; "done" follows
-                        continue
-                    room = limits.output_bytes - len(buf)
-                    if len(chunk) > room:
-                        buf += chunk[:room]
-                        got.truncated = True
-                        break
-                    buf += chunk
-                if got.truncated:
-                    break
-        got.output = bytes(buf)
-        return got, done
-
     def _kill_child(self, host_pid: int, child_cg: cgroups.CgroupRun | None) -> None:
         """End this run's processes (the supervisor sweeps any that left the child's tree)."""
         if child_cg is not None:
@@ -385,7 +348,7 @@ class Zygote:
     def _limits_text(self, limits: Limits, child_cg: cgroups.CgroupRun | None, cpu_how: str | None,
                      rl: list[rlimits.RLimit]) -> list[str]:
         run = self._launch
-        lines = self.sandbox._describe_limits(limits, child_cg, rl, run.rl_notes, run.gpu_plan, cpu_how)
+        lines = self.sandbox.describe_limits(limits, child_cg, rl, run.rl_notes, run.gpu_plan, cpu_how)
         if child_cg is None:
             lines = [(f"cgroups: none ({self.sandbox.cgroup_backend.reason}); this run's processes are killed by "
                       f"the host (SIGKILL to the child) and by the supervisor's sweep of the pid namespace before "

@@ -19,6 +19,7 @@ from slack_sdk.models.views import View
 
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
+from bot.text.scripts import UNSPACED
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
@@ -123,7 +124,7 @@ FIRST_CODE_LINES = 12
 FIRST_CODE_CHARS = 500
 DEAD_END_CHARS = 180
 
-_CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK = UNSPACED
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t\n]+(?=[{_CJK}])")
 _CJK_PUNCT_GAP = re.compile(r"(?<=[，。：；！？、）」』】])[ \t\n]+|[ \t\n]+(?=[，。：；！？、（「『【])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import re
 
+from bot.text.scripts import HAN, HANGUL, JAPANESE, KANA, count
+
 # The languages answers, knowledge entries and the bot's own words are written in.
 LANGUAGES = ("en", "ko", "zh")
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Scripts of languages the knowledge base does not serve (kana: Japanese; Han characters
 # alone count for Chinese, so Japanese is told apart by its kana).
 _OTHER_SCRIPTS = {
-    "Japanese": re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]"),
+    "Japanese": re.compile(f"[{JAPANESE}]"),
     "Arabic": re.compile(r"[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]"),
     "Hebrew": re.compile(r"[\u0590-\u05ff]"),
     "Cyrillic-script (e.g. Russian)": re.compile(r"[\u0400-\u04ff]"),
@@ -31,9 +30,9 @@ _OTHER_SCRIPTS = {
 
 def script_counts(text: str) -> dict[str, int]:
     return {
-        "ko": len(_HANGUL.findall(text)),
-        "zh": len(_HAN.findall(text)),
-        "kana": len(_KANA.findall(text)),
+        "ko": count(text, HANGUL),
+        "zh": count(text, HAN),
+        "kana": count(text, KANA),
         "latin_words": len(_LATIN_WORD.findall(text)),
     }
 

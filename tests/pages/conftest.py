@@ -30,14 +30,14 @@ EVIL_EXAMPLE = "RuntimeError: grad can be implicitly created only for scalar out
 def write_hostile_entry(target_dir: Path) -> None:
     """grad-scalar with markup in its title (all languages), root cause, a workaround's
     code, a source title and an example message; it still passes `kb check`."""
-    from bot.kb.loader import join_cjk
+    from bot.text.scripts import join_unspaced
 
     def unfold(value):  # folded (>-) Chinese text: the loader joins its lines without a space
         if isinstance(value, dict):
             return {k: unfold(v) for k, v in value.items()}
         if isinstance(value, list):
             return [unfold(v) for v in value]
-        return join_cjk(value) if isinstance(value, str) else value
+        return join_unspaced(value) if isinstance(value, str) else value
 
     data = unfold(yaml.safe_load((REPO / "knowledge/entries/pytorch/grad-scalar.yml").read_text(encoding="utf-8")))
     data["title"] = {lang: f"{EVIL_TITLE} {lang}" for lang in ("en", "ko", "zh")}
@@ -46,8 +46,8 @@ def write_hostile_entry(target_dir: Path) -> None:
     data["sources"][0]["title"] = EVIL_SOURCE
     data["examples"].append(EVIL_EXAMPLE)
     data["related"] = [r for r in data.get("related", []) if r.split("/")[-1] in SLICE]
-    (target_dir / "grad-scalar.yml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1 << 20),
-                                                encoding="utf-8")
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1 << 20)
+    (target_dir / "grad-scalar.yml").write_text(text, encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

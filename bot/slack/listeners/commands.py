@@ -16,11 +16,11 @@ from bot.slack.services.context import BotContext
 from bot.slack.services.home import is_admin
 from bot.slack.services.message import parse_message
 from bot.slack.services.slack_api import Where, post
+from bot.text.lang import LANGUAGES
 
 COMMAND = "/troubleshoot"
 CONFIG_WORD = "config"
 ON, OFF = ("on", "yes", "true", "1"), ("off", "no", "false", "0")
-LANGS = ("en", "ko", "zh")
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def parse_config(args: list[str]) -> tuple[dict, list[str]]:
             values["auto_answer"] = None if value == "default" else value in ON
         elif key in ("verify", "verification") and value in ON + OFF + ("default",):
             values["verify_allowed"] = None if value == "default" else value in ON
-        elif key in ("lang", "language") and value in LANGS + ("auto", "default"):
+        elif key in ("lang", "language") and value in LANGUAGES + ("auto", "default"):
             values["language"] = None if value in ("auto", "default") else value
         else:
             problems.append(arg)
