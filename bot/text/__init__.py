@@ -2,9 +2,10 @@
 of error messages and frame paths (normalize.py) used by the knowledge loader, the
 search and the classifier alike; language detection by script and the answer
 languages (lang.py); the bot's own words in each language (ui.py).
+
+`InputError` is defined with the other kinds of failure in bot/errors.py.
 """
 
+from bot.errors import InputError
 
-class InputError(ValueError):
-    """Input the bot cannot use (empty, binary, an unreadable file); the message says why,
-    in words for the user."""
+__all__ = ["InputError"]
