@@ -30,16 +30,16 @@ PROG = "troubleshoot verify"
 
 
 def read_snippet(path: str, what: str) -> str:
-    """The snippet's text: bounded (TROUBLESHOOT_MAX_SNIPPET_BYTES), UTF-8, not binary, not
-    empty, and Python that compiles (a syntax error or another kind of file is said here,
-    before anything runs). '-' reads stdin."""
+    """The snippet's text: bounded (TROUBLESHOOT_MAX_SNIPPET_BYTES), UTF-8, not empty, and
+    Python that compiles (a syntax error or another kind of file is said here, before
+    anything runs). '-' reads stdin."""
     from bot.settings import get_settings
 
     cfg = get_settings()
     name = f"{what} {path}" if path != "-" else f"{what} (stdin)"
     text = read_text(path, what=what, limit=cfg.max_snippet_bytes, setting="TROUBLESHOOT_MAX_SNIPPET_BYTES",
                      idle_seconds=cfg.stdin_idle_seconds, advice="cut it down to a minimal repro or raise the limit",
-                     name=name).text
+                     name=name, refuse_binary=False).text  # compile() says a NUL byte is not Python
     try:
         compile(text, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:

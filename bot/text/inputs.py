@@ -158,15 +158,16 @@ def _too_large(where: str, limit: int, setting: str, advice: str) -> InputProble
 def read_text(source: str, *, what: str, limit: int, setting: str, idle_seconds: float = 0.0,
               prompt: str | None = None, advice: str = "raise the limit if it must be read whole",
               data: bytes | None = None, detect: bool = False, name: str | None = None,
-              refuse_empty: bool = True) -> TextInput:
+              refuse_binary: bool = True, refuse_empty: bool = True) -> TextInput:
     """The text of a file, of stdin ("-"), or of `data` (bytes the caller read; `source`
     then only names it), within `limit` bytes. Messages about the input's reading name
     it as `what` and its path ("snippet repro.py", "snippet (stdin)"; "stdin" when
     `what` is "input"); messages about its content as `name` (default: the same).
 
     `detect`: besides UTF-8, read BOM-marked UTF-16 and legacy encodings (said in
-    `TextInput.encoding`); otherwise UTF-8 only. Binary input is refused either way, and
-    empty (blank) input unless `refuse_empty` is False."""
+    `TextInput.encoding`), binary input refused; otherwise UTF-8 only, and NUL bytes
+    refused as binary unless `refuse_binary` is False. Empty (blank) input is refused
+    unless `refuse_empty` is False."""
     where = _where(source, what)
     if data is None:
         got = read_bounded(source, what=what, limit=limit, setting=setting, idle_seconds=idle_seconds,
@@ -184,7 +185,7 @@ def read_text(source: str, *, what: str, limit: int, setting: str, idle_seconds:
         except InputError as exc:
             raise _refuse(name, "binary", str(exc)) from None
     else:
-        if b"\x00" in data:
+        if refuse_binary and b"\x00" in data:
             raise _refuse(name, "binary", "binary file (contains NUL bytes)")
         try:
             text = data.decode("utf-8-sig")
