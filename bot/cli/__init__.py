@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
