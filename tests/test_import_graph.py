@@ -18,6 +18,7 @@ BOT = REPO / "bot"
 # Lowest first; a package may import from its own layer's other packages only when
 # listed here together, and from every layer below.
 LAYERS: list[set[str]] = [
+    {"errors"},
     {"settings"},
     {"logs", "text", "backoff", "contract"},
     {"kb", "store", "sandbox", "embed", "envs"},

@@ -5,10 +5,13 @@ output); each subcommand is carried out by a `run(args) -> int` function in the 
 of its part of the flow, imported only when that subcommand runs, so `troubleshoot kb
 check` does not pay for loading torch or the embedding model.
 
-`main()` is the one top-level handler: a usage error prints the subcommand's usage
-(exit 2), Ctrl-C stops with one line (exit 130), and an unexpected error prints one
-line naming the log file that holds its traceback (exit 5). No traceback reaches the
-user, and output the terminal cannot encode is replaced, not a crash.
+`main()` is the one top-level handler and the one place exit codes are chosen: a
+usage error prints the subcommand's usage (exit 2); a command raises one of the
+failures of bot/errors.py, said in one line and mapped to its code by EXIT_OF (input 1,
+configuration 2, unavailable 3, nothing verified 4); Ctrl-C stops with one line (exit
+130), and an unexpected error prints one line naming the log file that holds its
+traceback (exit 5). No traceback reaches the user, and output the terminal cannot
+encode is replaced, not a crash.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from bot import logs
-from bot.cli.common import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail,
-                            log_traceback, safe_streams, set_verbosity)
+from bot.cli.common import (EXIT_CODES, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NOTHING_VERIFIED,
+                            EXIT_SERVICE, EXIT_USAGE, log_traceback, safe_streams, set_verbosity)
+from bot.errors import ConfigurationError, Failure, InputError, NothingVerified, Unavailable
 from bot.settings import SettingsError, get_settings
 from bot.text.lang import LANGUAGES
 
@@ -28,6 +34,18 @@ SERVICES = ("serve", "worker")
 BY_PROG: dict[str, argparse.ArgumentParser] = {}  # "troubleshoot kb add" -> its parser
 RETRIEVERS = ("hybrid", "signature", "bm25", "dense")
 DOCS = "docs/cli.md"
+
+# The one mapping from a kind of failure to its exit code (docs/cli.md, "Exit codes").
+EXIT_OF: tuple[tuple[type[Failure], int], ...] = (
+    (InputError, EXIT_INPUT),
+    (ConfigurationError, EXIT_USAGE),
+    (Unavailable, EXIT_SERVICE),
+    (NothingVerified, EXIT_NOTHING_VERIFIED),
+)
+
+
+def exit_code(failure: Failure) -> int:
+    return next((code for kind, code in EXIT_OF if isinstance(failure, kind)), EXIT_INTERNAL)
 
 
 def _version() -> str:
@@ -47,7 +65,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with the subcommand's own usage on errors, and a hint when an unquoted
     error message spilled into several arguments."""
 
-    def error(self, message: str):  # noqa: D401 - argparse's signature
+    def error(self, message: str) -> NoReturn:
         hint = ""
         if self.prog == "troubleshoot ask" and "unrecognized arguments" in message:
             hint = ("\nhint: an error message with spaces must be quoted, e.g.\n"
@@ -57,14 +75,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint}\n")
 
 
-def _sub(sub, name: str, *, help: str, description: str, examples: list[str], settings: list[str] | None = None,
-         **kw) -> argparse.ArgumentParser:
+def _sub(sub: Any, name: str, *, help: str, description: str, examples: list[str],  # noqa: A002 - argparse's word
+         settings: list[str] | None = None, **kw: Any) -> argparse.ArgumentParser:
     epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
     if settings:
         epilog += "\n\nsettings it reads (environment; see .env.example):\n  " + ", ".join(settings)
     epilog += f"\n\nexit codes and JSON output: {DOCS}"
-    parser = sub.add_parser(name, help=help, description=description, epilog=epilog,
-                            formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description, epilog=epilog,
+                                                     formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
     BY_PROG[parser.prog] = parser
     return parser
 
@@ -276,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(handler="bot.cli.verify:verify")
 
     envs = _sub(sub, "envs", help="the torch environments this machine verifies on",
-                description="Install, list and remove the torch releases verification can run on (one environment each).",
+                description="Install, list and remove the torch releases verification can run on "
+                            "(one environment each).",
                 examples=["troubleshoot envs add 2.13.0", "troubleshoot envs list --json"],
                 settings=["TROUBLESHOOT_ENVS_DIR", "TROUBLESHOOT_ENVS_INDEX_URL"])
     envs_sub = envs.add_subparsers(dest="envs_command", required=True, metavar="ENVS_COMMAND",
@@ -333,13 +352,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _prog(args) -> str:
+def _prog(args: argparse.Namespace) -> str:
     parts = ["troubleshoot", getattr(args, "command", None), getattr(args, "kb_command", None),
              getattr(args, "index_command", None)]
     return " ".join(p for p in parts if p)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _say(prog: str, message: str) -> None:
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     safe_streams()
     parser = build_parser()
     try:
@@ -348,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             BY_PROG.get(_prog(args), parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # usage errors (2), --help and --version (0): returned like every exit code
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    level = args.sub_verbosity if getattr(args, "sub_verbosity", None) is not None else args.verbosity
+    level: int = args.sub_verbosity if getattr(args, "sub_verbosity", None) is not None else args.verbosity
     set_verbosity(level)
     prog = _prog(args)
     module_name, func_name = args.handler.split(":")
@@ -357,15 +380,21 @@ def main(argv: list[str] | None = None) -> int:
         try:
             get_settings()  # a malformed setting stops here, named, before anything loads
         except SettingsError as exc:
-            return fail(f"troubleshoot {args.command}", f"bad setting: {exc}", EXIT_USAGE)
+            args.prog = f"troubleshoot {args.command}"
+            raise ConfigurationError(f"bad setting: {exc}") from None
         # Logging, configured once: -q keeps notices back; -v (and the services) log every
         # library's records with time and level.
         logs.configure(level="WARNING" if level <= 0 else None, service=args.command in SERVICES or level >= 2)
-        return int(getattr(module, func_name)(args) or 0)
-    except CliError as exc:
-        return fail(prog, str(exc), exc.code)
-    except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted", file=sys.stderr, flush=True)
+        command: Callable[[argparse.Namespace], int | None] = getattr(module, func_name)
+        return command(args) or 0
+    except Failure as exc:
+        # Said under the name the command gave itself (`verify --torch`), else its own; an
+        # empty message: the command already said why.
+        if str(exc):
+            _say(getattr(args, "prog", None) or prog, str(exc))
+        return exit_code(exc)
+    except KeyboardInterrupt as exc:  # its message, if any, says what was stopped and cleaned up
+        print(f"\n{prog}: interrupted" + (f"; {exc}" if str(exc) else ""), file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
@@ -373,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one top-level handler: one line, the traceback in a file
         where = log_traceback(prog, exc)
         detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
-        return fail(prog, f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
-                    + (f" (the traceback is in {where}; please report it)" if where else ""), EXIT_INTERNAL)
+        _say(prog, f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
+             + (f" (the traceback is in {where}; please report it)" if where else ""))
+        return EXIT_INTERNAL
 
 
 def _silence_stdout() -> None:

@@ -2,30 +2,37 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import (EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, CliError, decode_text, fail, note,
-                            read_bounded)
+from bot.cli.common import note
+from bot.errors import ConfigurationError, Failure, InputError, Unavailable
+from bot.text.inputs import read_bounded, read_text
 
 if TYPE_CHECKING:
+    from bot.retrieval.engine import Engine
+    from bot.verify.code_question import CodeQuestion
     from bot.answer.document import AnswerDocument
 
 MAX_PROBLEMS_SHOWN = 5
 
 
-def _index_code(exc) -> int:
-    """An index that cannot be written is a resource problem (3); another embedder's
-    index is configuration (2); anything else about the index is 3 as well."""
+def _index_failure(exc: Exception) -> Failure:
+    """An index of another embedder, or an embedder that cannot load, is configuration;
+    an index that cannot be written (or anything else about it) is a resource problem."""
+    from bot.embed import EmbedderError
     from bot.retrieval.index import EmbedderMismatch
 
-    return EXIT_USAGE if isinstance(exc, EmbedderMismatch) else EXIT_SERVICE
+    if isinstance(exc, (EmbedderMismatch, EmbedderError)):
+        return ConfigurationError(str(exc))
+    return Unavailable(str(exc))
 
 
-def _engine(prog: str):
+def _engine(prog: str) -> Engine:
     """The search engine, with its knowledge problems said on stderr (never silently
     dropped) and index problems turned into one line."""
     from bot.embed import EmbedderError
@@ -34,15 +41,13 @@ def _engine(prog: str):
 
     try:
         engine = get_engine(log=lambda message: note(prog, message))
-    except IndexProblem as exc:
-        raise CliError(str(exc), _index_code(exc)) from None
-    except EmbedderError as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
+    except (IndexProblem, EmbedderError) as exc:
+        raise _index_failure(exc) from None
     say_knowledge_problems(prog, engine.problems)
     return engine
 
 
-def say_knowledge_problems(prog: str, problems: list) -> None:
+def say_knowledge_problems(prog: str, problems: list[Any]) -> None:
     if not problems:
         return
     for problem in problems[:MAX_PROBLEMS_SHOWN]:
@@ -64,26 +69,27 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
     if arg is not None and arg != "-" and not arg.startswith("@"):
         text = arg
         if len(text.encode("utf-8", "surrogatepass")) > cfg.max_input_bytes:
-            raise CliError(f"the text is larger than the limit of {cfg.max_input_bytes} bytes "
-                           f"(TROUBLESHOOT_MAX_INPUT_BYTES)", EXIT_INPUT)
+            raise InputError(f"the text is larger than the limit of {cfg.max_input_bytes} bytes "
+                             f"(TROUBLESHOOT_MAX_INPUT_BYTES)")
     else:
         if arg is None and sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
-            raise CliError("no text given: pass the error as an argument in quotes, pipe it in with `-`, "
-                           "or name a file with @FILE", EXIT_USAGE)
+            raise ConfigurationError("no text given: pass the error as an argument in quotes, pipe it in with `-`, "
+                                     "or name a file with @FILE")
         source = "-" if arg in (None, "-") else arg[1:]
-        got = read_bounded(source, what="input" if source == "-" else "file", limit=cfg.max_input_bytes,
-                           setting="TROUBLESHOOT_MAX_INPUT_BYTES", idle_seconds=cfg.stdin_idle_seconds,
-                           prompt="Paste the error, then press Ctrl-D (Ctrl-Z Enter on Windows):",
-                           advice="keep the part that matters (the last traceback) or raise the limit")
-        text = decode_text(got.data, "the input" if source == "-" else source, prog)
+        name = "the input" if source == "-" else source
+        got = read_text(source, what="input" if source == "-" else "file", limit=cfg.max_input_bytes,
+                        setting="TROUBLESHOOT_MAX_INPUT_BYTES", idle_seconds=cfg.stdin_idle_seconds,
+                        prompt="Paste the error, then press Ctrl-D (Ctrl-Z Enter on Windows):",
+                        advice="keep the part that matters (the last traceback) or raise the limit",
+                        detect=True, name=name, refuse_empty=False)
+        if got.encoding:
+            note(prog, f"{name} is not UTF-8; read it as {got.encoding}")
+        text = got.text
     if not text.strip():
-        raise CliError("the input is empty; paste an error message or a question", EXIT_INPUT)
-    from bot.retrieval.clean import InputError, clean
+        raise InputError("the input is empty; paste an error message or a question")
+    from bot.retrieval.clean import clean
 
-    try:
-        clean(text)  # empty or binary input is refused here, before the model loads
-    except InputError as exc:
-        raise CliError(str(exc), EXIT_INPUT) from None
+    clean(text)  # empty or binary input is refused here (InputError), before the model loads
     return text
 
 
@@ -98,7 +104,7 @@ def _as_path(arg: str | None) -> Path | None:
         return None
 
 
-def _code_question(arg: str | None, text: str):
+def _code_question(arg: str | None, text: str) -> CodeQuestion | None:
     """The input as a code question, or None: code without error text, or any .py file
     that parses (its comments may quote an error; it is still the asker's program)."""
     from bot.verify.code_question import CodeQuestion, detect_code, is_code, undefined_names
@@ -109,7 +115,7 @@ def _code_question(arg: str | None, text: str):
     return detect_code(text)
 
 
-def ask(args) -> int:
+def ask(args: argparse.Namespace) -> int:
     prog = "troubleshoot ask"
     text = read_question("@" + args.text if _as_path(args.text) else args.text, prog)
     question = _code_question(args.text, text)
@@ -118,12 +124,8 @@ def ask(args) -> int:
     _engine(prog)  # builds or repairs the index, says knowledge problems
     from bot.answer import answer_result
     from bot.answer.render import render_answer
-    from bot.retrieval.clean import InputError
 
-    try:
-        data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
-    except InputError as exc:
-        return fail(prog, str(exc), EXIT_INPUT)
+    data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
     from bot.evidence.record import ask_recording_enabled, record_answer
 
     if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
@@ -135,7 +137,7 @@ def ask(args) -> int:
     return 0
 
 
-def ask_code(args, question) -> int:
+def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
     """Code without error text: run it through the one verification path (the asker's own
     code, in the sandbox) and answer from the error it really raised (`--no-run`: only
     say that it is code)."""
@@ -154,14 +156,13 @@ def ask_code(args, question) -> int:
 
         ok, why = sandbox_available()
         if not ok:
-            return fail("troubleshoot ask", f"this is Python code without an error message, and the sandbox that would run it "
-                                f"cannot run on this machine: {why}. Paste the error it raises, or use --no-run")
+            raise Unavailable(f"this is Python code without an error message, and the sandbox that would run it "
+                              f"cannot run on this machine: {why}. Paste the error it raises, or use --no-run")
         from functools import partial
 
         from bot.answer import answer
-        from bot.jobs.base import JobError
         from bot.jobs.local import LocalExecutor
-        from bot.jobs.settings import ConfigError, JobSettings
+        from bot.jobs.settings import JobSettings
 
         show = not args.json and sys.stderr.isatty()
         if not args.json:
@@ -172,14 +173,13 @@ def ask_code(args, question) -> int:
             if show:
                 print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
+        # A malformed job setting, a snippet over the size limit and a job that could not run
+        # raise the failures of their kind (bot/errors.py).
+        executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
         try:
-            executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
-            try:
-                report = executor.verify(question.code, progress, lang=lang)
-            finally:
-                executor.shutdown(wait=False)
-        except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
-            return fail("troubleshoot ask", str(exc))
+            report = executor.verify(question.code, progress, lang=lang)
+        finally:
+            executor.shutdown(wait=False)
         data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
                                   top=args.top)
     data.seconds = round(time.monotonic() - started, 3)
@@ -191,7 +191,7 @@ def ask_code(args, question) -> int:
     return 0
 
 
-def _record_code_answer(report: dict | None, question, data: AnswerDocument) -> None:
+def _record_code_answer(report: dict[str, Any] | None, question: CodeQuestion, data: AnswerDocument) -> None:
     """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
     answer is recorded under the error the run raised, so an error no entry covers
     becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
@@ -212,7 +212,7 @@ def _record_code_answer(report: dict | None, question, data: AnswerDocument) -> 
 # --- eval -----------------------------------------------------------------------------
 
 
-def evaluate(args) -> int:
+def evaluate(args: argparse.Namespace) -> int:
     from bot.retrieval.evaluate import EvalFileError, read_eval_lines, run_eval
     from bot.settings import get_settings
 
@@ -222,13 +222,10 @@ def evaluate(args) -> int:
                        setting="TROUBLESHOOT_MAX_EVAL_BYTES", idle_seconds=cfg.stdin_idle_seconds)
     try:
         rows = read_eval_lines(Path(got.name), raw=got.data)
-    except EvalFileError as exc:
-        return fail(prog, str(exc), EXIT_INPUT)
-    engine = _engine(prog)
-    try:
+        engine = _engine(prog)
         report = run_eval(engine, rows, retriever=args.retriever, path=got.name)
     except EvalFileError as exc:
-        return fail(prog, str(exc), EXIT_INPUT)
+        raise InputError(str(exc)) from None
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
@@ -257,18 +254,18 @@ def evaluate(args) -> int:
     if misses:
         print(f"  misses ({len(misses)}):")
         for r in misses:
-            got = ', '.join(r['predicted'][:3]) or 'nothing'
+            predicted = ', '.join(r['predicted'][:3]) or 'nothing'
             if r["expected"] is None:
-                print(f"    line {r['line']}: must not be answered, answered {got} ({r['confidence']:.2f})")
+                print(f"    line {r['line']}: must not be answered, answered {predicted} ({r['confidence']:.2f})")
             else:
-                print(f"    line {r['line']}: expected {r['expected']}, got {got}")
+                print(f"    line {r['line']}: expected {r['expected']}, got {predicted}")
     return 0
 
 
 # --- index build ----------------------------------------------------------------------------
 
 
-def build_index(args) -> int:
+def build_index(args: argparse.Namespace) -> int:
     from bot import settings
     from bot.cli.common import verbosity
     from bot.embed import EmbedderError
@@ -283,10 +280,8 @@ def build_index(args) -> int:
         # The bar only on a terminal (never into a pipe or a log) and not with -q.
         report = build(settings.knowledge_dir(), settings.index_dir(), embedder, full=args.full,
                        progress=sys.stderr.isatty() and verbosity() >= 1, log=lambda message: note(prog, message))
-    except IndexProblem as exc:
-        return fail(prog, str(exc), _index_code(exc))
-    except EmbedderError as exc:
-        return fail(prog, str(exc), EXIT_USAGE)
+    except (IndexProblem, EmbedderError) as exc:
+        raise _index_failure(exc) from None
     if report.up_to_date:
         print(f"index: up to date in {settings.index_dir()} ({report.chunks} chunks from {report.files} knowledge "
               f"files, {report.index_type}; every index file checked); embedded 0 file(s), "

@@ -3,23 +3,29 @@ machine holds (bot/envs), which `verify --torch` and `kb verify --torch` run on.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
+from bot.errors import ConfigurationError
 from bot.sandbox.limits import format_bytes
+
+if TYPE_CHECKING:
+    from bot.envs import Environment, EnvStore
 
 PROG = "troubleshoot envs"
 
 
-def _store(args):
+def _store(args: argparse.Namespace) -> EnvStore:
     from bot.envs import EnvStore
 
     return EnvStore(getattr(args, "dir", None) or None)
 
 
-def add(args) -> int:
-    from bot.envs import EnvError, UnknownVersion
+def add(args: argparse.Namespace) -> int:
+    from bot.envs import EnvError
 
     store = _store(args)
     verbose = getattr(args, "verbose", False)
@@ -29,17 +35,13 @@ def add(args) -> int:
             print(f"  pip: {line}", file=sys.stderr, flush=True)
 
     failed = 0
-    results = []
+    results: list[Environment] = []
     for version in args.versions:
         print(f"{PROG} add: installing torch {version} into {store.root} ...", file=sys.stderr, flush=True)
         started = time.monotonic()
         try:
             env = store.add(version, log=log, check_index=not args.no_index_check)
-        except UnknownVersion as exc:
-            print(f"{PROG} add: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        except EnvError as exc:
+        except EnvError as exc:  # UnknownVersion among them
             print(f"{PROG} add: {exc}", file=sys.stderr)
             failed += 1
             continue
@@ -50,10 +52,12 @@ def add(args) -> int:
                   f"{format_bytes(env.size_bytes)} on disk; torch imports from there in {env.checked.get('seconds')} s")
     if args.json:
         print(json.dumps([e.as_json() for e in results], indent=2))
-    return 2 if failed else 0
+    if failed:
+        raise ConfigurationError("")  # each failure is said above
+    return 0
 
 
-def list_envs(args) -> int:
+def list_envs(args: argparse.Namespace) -> int:
     store = _store(args)
     envs = store.list()
     if args.json:
@@ -68,22 +72,24 @@ def list_envs(args) -> int:
                      e.path))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     print(f"{len(envs)} environment(s), {format_bytes(sum(e.size_bytes for e in envs))} in all")
     return 0
 
 
-def remove(args) -> int:
+def remove(args: argparse.Namespace) -> int:
     from bot.envs import EnvError
 
     store = _store(args)
-    status = 0
+    failed = False
     for version in args.versions:
         try:
             env = store.remove(version)
         except EnvError as exc:
             print(f"{PROG} remove: {exc}", file=sys.stderr)
-            status = 2
+            failed = True
             continue
         print(f"removed torch {env.torch} ({format_bytes(env.size_bytes)} freed) from {env.path}")
-    return status
+    if failed:
+        raise ConfigurationError("")  # each failure is said above
+    return 0

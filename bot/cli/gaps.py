@@ -2,42 +2,40 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.errors import ConfigurationError, InputError, Unavailable
+
+if TYPE_CHECKING:
+    from bot.store.store import Store
 
 
-from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail
-
-
-def _fail(prog: str, message: str, code: int = EXIT_INPUT) -> int:
-    return fail(prog, message, code)
-
-
-def _store(prog: str):
-    """(store or None, exit code or None): None and no error where nothing was recorded yet."""
+def _store() -> Store | None:
+    """The evidence store, or None where nothing was recorded yet; Unavailable when it
+    cannot be read."""
     from bot.evidence.db import get_store
 
     try:
-        return get_store(create=False), None
+        return get_store(create=False)
     except Exception as exc:  # noqa: BLE001 - an unreachable database is said plainly
         from sqlalchemy.engine import make_url
 
         from bot.store.db import database_url
 
         where = make_url(database_url()).render_as_string(hide_password=True)
-        return None, _fail(prog, f"cannot read the evidence store at {where} ({type(exc).__name__}: {exc})", EXIT_SERVICE)
+        raise Unavailable(f"cannot read the evidence store at {where} ({type(exc).__name__}: {exc})") from None
 
 
-def gaps(args) -> int:
+def gaps(args: argparse.Namespace) -> int:
     from bot.evidence.gaps import format_gaps, list_gaps
 
-    prog = "troubleshoot gaps"
     if args.limit < 0:
-        return _fail(prog, f"--limit must be 0 (all) or more, got {args.limit}", EXIT_USAGE)
-    store, failed = _store(prog)
-    if failed is not None:
-        return failed
+        raise ConfigurationError(f"--limit must be 0 (all) or more, got {args.limit}")
+    store = _store()
     errors_only = not args.all
     found = [] if store is None else list_gaps(store, limit=args.limit or None, errors_only=errors_only)
     if args.json:
@@ -47,22 +45,19 @@ def gaps(args) -> int:
     return 0
 
 
-def draft(args) -> int:
+def draft(args: argparse.Namespace) -> int:
     from bot.evidence.gaps import GapNotFound, find_gap
     from bot.kb.draft import draft_entry
     from bot.kb.loader import check_knowledge
 
-    prog = "troubleshoot kb draft"
-    store, failed = _store(prog)
-    if failed is not None:
-        return failed
+    store = _store()
     if store is None:
-        return _fail(prog, "no coverage gaps recorded yet (no evidence store): `troubleshoot gaps` lists them once "
-                           "questions went unanswered")
+        raise InputError("no coverage gaps recorded yet (no evidence store): `troubleshoot gaps` lists them once "
+                         "questions went unanswered")
     try:
         gap = find_gap(store, args.gap)
     except GapNotFound as exc:
-        return _fail(prog, str(exc))
+        raise InputError(str(exc)) from None
     kb, _problems = check_knowledge()
     taken = set(kb.entries) | set(kb.aliases)
     target_root = Path(args.dir) if args.dir else None
@@ -78,12 +73,12 @@ def draft(args) -> int:
         sys.stdout.write(text)
         return 0
     if path.exists() and not args.force:
-        return _fail(prog, f"{path} exists; --force overwrites it")
+        raise InputError(f"{path} exists; --force overwrites it")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        return _fail(prog, f"cannot write {path} ({exc.strerror})")
+        raise InputError(f"cannot write {path} ({exc.strerror})") from None
     check = f"troubleshoot kb check --dir {target_root}" if target_root is not None else "troubleshoot kb check"
     print(f"wrote {path}: a skeleton of {entry_id} for the error asked {gap['count']} time(s): "
           f"{gap['example'][:100]}\n`{check}` lists what to fill in; it fails until the entry is complete "

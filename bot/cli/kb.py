@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import EXIT_INPUT, EXIT_SERVICE, EXIT_USAGE, fail, note, read_bounded
+from bot.cli.common import note
+from bot.errors import ConfigurationError, InputError, Unavailable
 from bot.kb.loader import check_knowledge, errors_only
 from bot.verify.patches import registry
 
+if TYPE_CHECKING:
+    from bot.envs import Environment
+    from bot.kb.model import Entry, KnowledgeBase
+    from bot.verify.kbverify import EntryResult
 
-def check(args) -> int:
+
+def check(args: argparse.Namespace) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None, patch_names=set(registry.declared_names()))
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -20,14 +28,14 @@ def check(args) -> int:
     if errors:
         print(f"{len(errors)} problem(s) found in {kb.root}" + (f" (and {warnings} warning(s))" if warnings else ""),
               file=sys.stderr)
-        return 1
+        raise InputError("")  # said above
     langs = sorted({lang for e in kb.entries.values() for lang in e.languages})
     print(f"ok: {len(kb.entries)} entries ({', '.join(langs)}), {len(kb.articles)} articles in {kb.root}"
           + (f"; {warnings} warning(s) above" if warnings else ""))
     return 0
 
 
-def summarize(kb) -> list[dict]:
+def summarize(kb: KnowledgeBase) -> list[dict[str, Any]]:
     return [
         {
             "id": entry.id,
@@ -41,7 +49,7 @@ def summarize(kb) -> list[dict]:
     ]
 
 
-def list_entries(args) -> int:
+def list_entries(args: argparse.Namespace) -> int:
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
         note("troubleshoot kb list", f"warning: {len(errors_only(problems))} problem(s); run `troubleshoot kb check` "
@@ -56,14 +64,14 @@ def list_entries(args) -> int:
     return 0
 
 
-def add(args) -> int:
+def add(args: argparse.Namespace) -> int:
     from bot.kb.add import add_file
-
     from bot.settings import get_settings
+    from bot.text.inputs import read_bounded
 
     prog = "troubleshoot kb add"
     if args.files.count("-") > 1:
-        return fail(prog, "'-' (stdin) may be given once", EXIT_USAGE)
+        raise ConfigurationError("'-' (stdin) may be given once")
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
         note(prog, f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; "
@@ -89,34 +97,35 @@ def add(args) -> int:
                 print(f"{prog}: {r.describe()}", file=sys.stderr)
             else:
                 print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
-    return EXIT_INPUT if any(r.status == "rejected" for r in results) else 0
+    if any(r.status == "rejected" for r in results):
+        raise InputError("")  # each rejection is said above
+    return 0
 
 
-def verify(args) -> int:
+def verify(args: argparse.Namespace) -> int:
     """`kb verify [ID...]`: run the entries' repros and check every claim (bot/verify/kbverify.py)."""
     from bot.kb.loader import load_knowledge, KnowledgeError
 
-    prog = "troubleshoot kb verify"
     try:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
-        return fail(prog, f"the knowledge base has errors; run `troubleshoot kb check` ({exc})", EXIT_INPUT)
+        raise InputError(f"the knowledge base has errors; run `troubleshoot kb check` ({exc})") from None
     from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
 
     try:
         entries = select_entries(kb, args.ids)
     except KeyError as exc:
-        return fail(prog, f"no entry named {exc.args[0]} (see `troubleshoot kb list`)", EXIT_USAGE)
+        raise ConfigurationError(f"no entry named {exc.args[0]} (see `troubleshoot kb list`)") from None
     if any(e.repro is not None and e.repro.runs_on == "cpu" for e in entries):
         from bot.sandbox import sandbox_available
 
         ok, why = sandbox_available()
         if not ok:
-            return fail(prog, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
+            raise Unavailable(f"the sandbox cannot run on this machine: {why}")
     if getattr(args, "torch", None):
         return _verify_versions(args, kb, entries)
 
-    def progress(result, done: int, total: int) -> None:
+    def progress(result: EntryResult, done: int, total: int) -> None:
         if not args.json:
             print(_verify_line(result), flush=True)
         elif sys.stderr.isatty():
@@ -133,27 +142,26 @@ def verify(args) -> int:
               f"{totals['failed']} failed; {totals['not_run']} not run here (they need a GPU, several "
               f"processes, Windows or a broken installation); {totals['patch_claims']} patch claims checked, "
               f"{totals['patch_claims_failed']} failed")
-    return 1 if totals["failed"] else 0
+    if totals["failed"]:
+        raise InputError("")  # the failed claims are in the report
+    return 0
 
 
-def _verify_versions(args, kb, entries) -> int:
+def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[Entry]) -> int:
     """`kb verify --torch V1,V2`: every entry on each release; each release's outcome is
     recorded (evidence under that torch, and the entry's version table)."""
-    from bot.cli.verify import InputError, local_environments, parse_versions
+    from bot.cli.verify import local_environments, parse_versions
     from bot.verify.kbverify import env_environment, summary, verify_entry
     from bot.verify.versions import VersionTable, new_wordings, row_from
 
-    prog = "troubleshoot kb verify --torch"
-    try:
-        envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
-    except InputError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+    args.prog = "troubleshoot kb verify --torch"  # what its errors are said under
+    envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
     table = VersionTable()
-    per_version: dict[str, list] = {e.version: [] for e in envs}
+    per_version: dict[str, list[EntryResult]] = {e.version: [] for e in envs}
     out = []
     for entry in entries:
-        rows, item = {}, {"id": entry.id, "versions": {}}
+        rows: dict[str, dict[str, Any]] = {}
+        item: dict[str, Any] = {"id": entry.id, "versions": {}}
         for env in envs:
             result = verify_entry(entry, kb, environment=env)
             per_version[env.version].append(result)
@@ -178,10 +186,12 @@ def _verify_versions(args, kb, entries) -> int:
                   f"{t['not_run']} not run here")
         if not args.no_record:
             print(f"version table: {table.path}")
-    return 1 if any(t["failed"] for t in totals.values()) else 0
+    if any(t["failed"] for t in totals.values()):
+        raise InputError("")  # the failed claims are in the report
+    return 0
 
 
-def _versions_line(entry_id: str, item: dict, envs) -> str:
+def _versions_line(entry_id: str, item: dict[str, Any], envs: list[Environment]) -> str:
     cells = []
     for env in envs:
         r = item["versions"][env.version]
@@ -193,12 +203,12 @@ def _versions_line(entry_id: str, item: dict, envs) -> str:
         cells.append(f"{env.version}: {state}" + (f", {bad} claim(s) failed" if bad else ", claims hold"))
     line = f"  {entry_id}: " + "; ".join(cells)
     for w in item["new_wordings"]:
-        line += (f"\n        new wording on {w['torch']} ({'signature matches' if w['signature_matches'] else 'NO signature matches'}): "
-                 f"{w['example'][:160]}")
+        matches = "signature matches" if w["signature_matches"] else "NO signature matches"
+        line += f"\n        new wording on {w['torch']} ({matches}): {w['example'][:160]}"
     return line
 
 
-def _verify_line(result) -> str:
+def _verify_line(result: EntryResult) -> str:
     if not result.ran and not result.failures:
         return f"  skip  {result.id}: {result.note}"
     mark = "FAIL" if result.failures else "ok  "
@@ -211,14 +221,14 @@ def _verify_line(result) -> str:
     return line
 
 
-def _record(results, environment: dict) -> None:
+def _record(results: list[EntryResult], environment: dict[str, Any]) -> None:
     """Each run as evidence under the host's own environment (surface "kb verify"); a
     store failure is said once and loses no result."""
     from bot.evidence.record import record_verification
 
     failed = 0
     for result in results:
-        if result.report is None or not result.matched:
+        if result.report is None or result.code is None or not result.matched:
             continue
         report = dict(result.report, environment=environment)
         if record_verification(report, result.code, surface="kb verify") is None:
@@ -229,7 +239,7 @@ def _record(results, environment: dict) -> None:
 
 
 
-def export(args) -> int:
+def export(args: argparse.Namespace) -> int:
     """`kb export DIR [--format html|md|json]`: the knowledge pages as static files (bot/pages/export.py),
     with the evidence the store holds now (none yet: the team's estimates, said as such)."""
     from bot.evidence.db import get_store
@@ -239,16 +249,14 @@ def export(args) -> int:
     prog = "troubleshoot kb export"
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if not kb.entries:
-        print(f"{prog}: no knowledge entries could be loaded from {kb.root} "
-              f"({len(problems)} problem(s); `troubleshoot kb check` lists them)", file=sys.stderr)
-        return 2
+        raise ConfigurationError(f"no knowledge entries could be loaded from {kb.root} "
+                                 f"({len(problems)} problem(s); `troubleshoot kb check` lists them)")
     if errors_only(problems):
         print(f"{prog}: warning: {len(errors_only(problems))} problem(s); invalid files are left out "
               "(`troubleshoot kb check` lists them)", file=sys.stderr)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        print(f"{prog}: {out} exists and is not a folder", file=sys.stderr)
-        return 2
+        raise ConfigurationError(f"{out} exists and is not a folder")
     try:
         store = get_store(create=False)
     except Exception as exc:  # noqa: BLE001 - the pages still carry the knowledge
@@ -262,8 +270,7 @@ def export(args) -> int:
     try:
         written = export_pages(kb, snap, out, tuple(args.format or FORMATS))
     except OSError as exc:
-        print(f"{prog}: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        raise ConfigurationError(f"cannot write into {out}: {exc.strerror or exc}") from None
     print(f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out} "
           f"({', '.join(args.format or FORMATS)}); open {out / 'index.html'}" if "html" in (args.format or FORMATS)
           else f"wrote {len(written)} file(s) for {len(kb.entries)} entries into {out}")

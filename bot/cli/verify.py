@@ -8,69 +8,75 @@ the broker cannot be reached, 130 on Ctrl-C (every running sandbox is killed at 
 
 from __future__ import annotations
 
+import argparse
 import json
 import signal
 import sys
 import threading
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOTHING_VERIFIED, EXIT_SERVICE, EXIT_USAGE, CliError,
-                            fail, note, read_bounded)
-from bot.jobs.settings import ConfigError, JobSettings, redact_url
-from bot.text import InputError
+from bot.cli.common import note
+from bot.errors import ConfigurationError, InputError, NothingVerified, Unavailable
+from bot.jobs.settings import JobSettings, redact_url
+from bot.text.inputs import read_text
+
+if TYPE_CHECKING:
+    from bot.envs import Environment
+    from bot.jobs.remote import CeleryExecutor
+    from bot.verify.report import Progress
 
 PROG = "troubleshoot verify"
 
 
-def read_snippet(path: str, what: str, *, stdin_taken: list | None = None) -> str:
+def read_snippet(path: str, what: str) -> str:
     """The snippet's text: bounded (TROUBLESHOOT_MAX_SNIPPET_BYTES), UTF-8, not empty, and
     Python that compiles (a syntax error or another kind of file is said here, before
     anything runs). '-' reads stdin."""
     from bot.settings import get_settings
 
     cfg = get_settings()
-    try:
-        got = read_bounded(path, what=what, limit=cfg.max_snippet_bytes, setting="TROUBLESHOOT_MAX_SNIPPET_BYTES",
-                           idle_seconds=cfg.stdin_idle_seconds,
-                           advice="cut it down to a minimal repro or raise the limit")
-    except CliError as exc:
-        raise InputError(str(exc)) from None
     name = f"{what} {path}" if path != "-" else f"{what} (stdin)"
-    try:
-        text = got.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    if not text.strip():
-        raise InputError(f"{name}: the file is empty")
+    text = read_text(path, what=what, limit=cfg.max_snippet_bytes, setting="TROUBLESHOOT_MAX_SNIPPET_BYTES",
+                     idle_seconds=cfg.stdin_idle_seconds, advice="cut it down to a minimal repro or raise the limit",
+                     name=name, refuse_binary=False).text  # compile() says a NUL byte is not Python
     try:
         compile(text, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+        lineno = getattr(exc, "lineno", None)
+        where = f" line {lineno}" if lineno else ""
         message = getattr(exc, "msg", None) or str(exc)
         raise InputError(f"{name}{where}: not Python that runs ({type(exc).__name__}: {message}). verify runs a "
                          f"repro snippet; to ask about an error message use `troubleshoot ask`") from None
     return text
 
 
-def verdict(report: dict) -> int:
-    """0 when something was verified: a fix (not a dead end) fixed the error, or the
-    snippet ran without error; 4 otherwise (no fix worked, nothing to try, a timeout)."""
-    if report.get("worker_lost"):
-        return EXIT_SERVICE
+def _verified(report: dict[str, Any]) -> bool:
+    """A fix (not a dead end) fixed the error, or the snippet ran without error; on
+    several releases (`--torch`), on one of them at least."""
+    if report.get("versions"):
+        return any(_verified(row) for row in report["versions"])
     if not report.get("reproduced"):
-        return 0 if report.get("exit_reason") == "ok" else EXIT_NOTHING_VERIFIED
-    fixed = [row for row in report.get("fixes") or []
-             if row.get("status") == "fixed" and row.get("kind") != "dead_end"]
-    return 0 if fixed else EXIT_NOTHING_VERIFIED
+        return report.get("exit_reason") == "ok"
+    return any(row.get("status") == "fixed" and row.get("kind") != "dead_end" for row in report.get("fixes") or [])
 
 
-def _read_inputs(args, prog: str) -> tuple[str, str | None]:
+def stop_unless_verified(report: dict[str, Any]) -> int:
+    """After the report is printed: 0 when something was verified; else NothingVerified (no
+    fix worked, nothing to try, a timeout), or Unavailable when the worker was lost. The
+    report said why: nothing more goes to stderr."""
+    if report.get("worker_lost"):
+        raise Unavailable("")
+    if not _verified(report):
+        raise NothingVerified("")
+    return 0
+
+
+def _read_inputs(args: argparse.Namespace) -> tuple[str, str | None]:
     if args.file == "-" and getattr(args, "fixed", None) == "-":
-        raise CliError("stdin ('-') can be the snippet or --fixed, not both", EXIT_USAGE)
-    try:
-        code = read_snippet(args.file, "snippet")
-        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
-    except InputError as exc:
-        raise CliError(str(exc), EXIT_INPUT) from None
+        raise ConfigurationError("stdin ('-') can be the snippet or --fixed, not both")
+    code = read_snippet(args.file, "snippet")
+    fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
     return code, fixed
 
 
@@ -78,17 +84,17 @@ class _Interrupts:
     """Ctrl-C while sandboxes run: kill them all at once, ignore further Ctrl-C while
     the runs clean up (cgroups, folders), then stop with KeyboardInterrupt."""
 
-    def __init__(self):
-        self.previous = None
+    def __init__(self) -> None:
+        self.previous: Any = None
         self.hit = False
         self.killed = 0
 
-    def __enter__(self):
+    def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
-    def _on_sigint(self, _signum, _frame):
+    def _on_sigint(self, _signum: int, _frame: FrameType | None) -> None:
         if self.hit:
             return
         self.hit = True
@@ -97,14 +103,14 @@ class _Interrupts:
         self.killed = cancel_all()
         raise KeyboardInterrupt
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
-        return False
 
 
 def parse_versions(text: str | None) -> list[str]:
-    """--torch 2.9.1,2.13.0 -> ["2.9.1", "2.13.0"] (order kept, repeats dropped)."""
+    """--torch 2.9.1,2.13.0 -> ["2.9.1", "2.13.0"] (order kept, repeats dropped); a value
+    that names no release is a ConfigurationError (an option's value, docs/cli.md)."""
     from bot.envs.store import EnvError, check_version
 
     out: list[str] = []
@@ -113,16 +119,16 @@ def parse_versions(text: str | None) -> list[str]:
             try:
                 version = check_version(part)
             except EnvError as exc:
-                raise InputError(f"--torch: {exc}") from None
+                raise ConfigurationError(f"--torch: {exc}") from None
             if version not in out:
                 out.append(version)
     if not out:
-        raise InputError("--torch: name at least one torch release, e.g. --torch 2.9.1,2.13.0")
+        raise ConfigurationError("--torch: name at least one torch release, e.g. --torch 2.9.1,2.13.0")
     return out
 
 
-def local_environments(versions: list[str], envs_dir: str | None = None) -> list:
-    """The environments of `versions` on this machine; InputError naming those there are."""
+def local_environments(versions: list[str], envs_dir: str | None = None) -> list[Environment]:
+    """The environments of `versions` on this machine; ConfigurationError naming those there are."""
     from bot.envs import EnvStore
 
     store = EnvStore(envs_dir)
@@ -130,35 +136,33 @@ def local_environments(versions: list[str], envs_dir: str | None = None) -> list
     missing = [v for v, e in envs.items() if e is None]
     if missing:
         have = ", ".join(store.versions()) or "none"
-        raise InputError(f"--torch: no environment for torch {', '.join(missing)} on this machine (installed: "
+        raise ConfigurationError(f"--torch: no environment for torch {', '.join(missing)} on this machine (installed: "
                          f"{have}); add one with `troubleshoot envs add {missing[0]}`")
-    return [envs[v] for v in versions]
+    return [env for env in envs.values() if env is not None]
 
 
-def verify(args) -> int:
+def verify(args: argparse.Namespace) -> int:
     if getattr(args, "queue", False):
         return verify_queued(args)  # submit through the broker, wait for the report
     if getattr(args, "torch", None):
         return verify_matrix(args)
-    code, fixed = _read_inputs(args, PROG)
+    code, fixed = _read_inputs(args)
 
     from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        return fail(PROG, f"the sandbox cannot run on this machine: {why}", EXIT_SERVICE)
+        raise Unavailable(f"the sandbox cannot run on this machine: {why}")
 
-    from bot.jobs.base import JobError
     from bot.jobs.local import LocalExecutor
     from bot.verify.report import format_report
 
-    progress = None
-    if not args.json and sys.stderr.isatty():
-        def progress(stage: str, done: int, total: int) -> None:
-            note(PROG, f"[{done}/{total}] {stage}")
+    progress = _progress(PROG, args)
 
     # Here, in this process: the local executor (the one path of bot/verify/service.py,
-    # with the job's time budget); --queue sends the same job to a worker.
+    # with the job's time budget); --queue sends the same job to a worker. A malformed job
+    # setting, a snippet over the size limit and a job that could not run raise the
+    # failures of their kind (bot/errors.py).
     executor = None
     interrupts = _Interrupts()
     try:
@@ -173,15 +177,7 @@ def verify(args) -> int:
         killed = cancel_all() or interrupts.killed
         if executor is not None:
             executor.shutdown(wait=True)  # each run removes its cgroup and folder
-        print(f"\n{PROG}: interrupted; stopped {killed} running sandbox(es) and cleaned up", file=sys.stderr,
-              flush=True)
-        return EXIT_INTERRUPTED
-    except ConfigError as exc:
-        return fail(PROG, str(exc), EXIT_USAGE)
-    except ValueError as exc:  # a snippet over the size limit
-        return fail(PROG, str(exc), EXIT_INPUT)
-    except JobError as exc:
-        return fail(PROG, str(exc), EXIT_SERVICE)
+        raise KeyboardInterrupt(f"stopped {killed} running sandbox(es) and cleaned up") from None
     finally:
         if executor is not None:
             executor.shutdown(wait=False)
@@ -190,42 +186,39 @@ def verify(args) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(format_report(report))
-    return verdict(report)
+    return stop_unless_verified(report)
 
 
-def _fail(prog: str, message: str, code: int = EXIT_INPUT) -> int:
-    return fail(prog, message, code)
+def _progress(prog: str, args: argparse.Namespace) -> Progress | None:
+    """`[n/m] stage` lines on stderr, only on a terminal and without --json."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def progress(stage: str, done: int, total: int) -> None:
+        note(prog, f"[{done}/{total}] {stage}")
+
+    return progress
 
 
 # --- troubleshoot verify --torch V1,V2 ----------------------------------------------------------
 
-def verify_matrix(args) -> int:
+def verify_matrix(args: argparse.Namespace) -> int:
     """The snippet and every fix on each torch release, here (environments of this machine)."""
-    prog = f"{PROG} --torch"
-    try:
-        versions = parse_versions(args.torch)
-        envs = local_environments(versions, getattr(args, "envs_dir", None))
-    except InputError as exc:  # an unknown or missing release: configuration (docs/cli.md)
-        return _fail(prog, str(exc), EXIT_USAGE)
-    try:
-        code = read_snippet(args.file, "snippet")
-        fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
-    except InputError as exc:
-        return _fail(prog, str(exc))
+    args.prog = f"{PROG} --torch"  # what its errors are said under
+    envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
+    code = read_snippet(args.file, "snippet")
+    fixed = read_snippet(args.fixed, "--fixed") if getattr(args, "fixed", None) else None
     from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        return _fail(prog, f"the sandbox cannot run on this machine: {why}")
+        raise Unavailable(f"the sandbox cannot run on this machine: {why}")
     from bot.jobs.verification import check_snippet, worker_info
     from bot.verify.matrix import format_matrix, run_matrix
 
-    try:
-        check_snippet(code)
-        settings = JobSettings.from_env()
-    except (ConfigError, ValueError) as exc:
-        return _fail(prog, str(exc))
-    progress = None
+    check_snippet(code)
+    settings = JobSettings.from_env()
+    progress: Progress | None = None
     if not args.json and sys.stderr.isatty():
         def progress(stage: str, done: int, total: int) -> None:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
@@ -237,10 +230,10 @@ def verify_matrix(args) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(format_matrix(report))
-    return 0
+    return stop_unless_verified(report)
 
 
-def record_matrix(args, report: dict, snippet: str, surface: str) -> None:
+def record_matrix(args: argparse.Namespace, report: dict[str, Any], snippet: str, surface: str) -> None:
     """Each release's run is evidence of its own (under its own torch)."""
     from bot.evidence.record import cli_asker, record_verification
 
@@ -261,26 +254,24 @@ def record_matrix(args, report: dict, snippet: str, surface: str) -> None:
               "--no-record skips recording", file=sys.stderr)
 
 
-def _env_facts(row: dict) -> dict:
+def _env_facts(row: dict[str, Any]) -> dict[str, Any]:
     env = row.get("environment") or {}
     return {"torch": env.get("torch"), "cuda": env.get("cuda"), "python": env.get("python")}
 
 
 # --- troubleshoot verify --queue ------------------------------------------------------------------
 
-def verify_queued(args) -> int:
+def verify_queued(args: argparse.Namespace) -> int:
     """Submit FILE.py (and --fixed) through the broker, wait, print the report."""
-    prog = "troubleshoot verify --queue"
-    try:
-        settings = JobSettings.from_env()
-    except ConfigError as exc:
-        return fail(prog, str(exc), EXIT_USAGE)
+    prog = args.prog = "troubleshoot verify --queue"  # what its errors are said under
+    settings = JobSettings.from_env()
     if not settings.redis_url:
-        return fail(prog, "no broker configured: REDIS_URL is not set; point it at the broker a worker listens on "
-                          "(e.g. redis://localhost:6379/0), or run without --queue to verify here", EXIT_USAGE)
-    code, fixed = _read_inputs(args, prog)
+        raise ConfigurationError("no broker configured: REDIS_URL is not set; point it at the broker a worker "
+                                 "listens on (e.g. redis://localhost:6379/0), or run without --queue to verify here")
+    args.prog = PROG  # a snippet's problems are said as plain `verify` says them
+    code, fixed = _read_inputs(args)
+    args.prog = prog
 
-    from bot.jobs.base import JobError
     from bot.jobs.remote import CeleryExecutor
 
     show = not args.json and sys.stderr.isatty()
@@ -292,17 +283,15 @@ def verify_queued(args) -> int:
     executor = CeleryExecutor(settings)
     if getattr(args, "torch", None):
         return _queued_matrix(args, executor, code, fixed, progress)
-    try:
+    try:  # a job that could not run raises JobError, an Unavailable
         job = executor.submit(code, progress, fixed_code=fixed)
         if not executor.workers():
             note(prog, f"no worker is online: job {job.id} waits in the queue until one starts "
                        f"(`troubleshoot worker` with REDIS_URL={redact_url(settings.redis_url)})")
         report = job.result(settings.wait_seconds)
-    except JobError as exc:
-        return fail(prog, str(exc), EXIT_SERVICE)
     except (OSError, TimeoutError) as exc:  # a broker that stopped answering mid-wait
-        return fail(prog, f"the broker at {redact_url(settings.redis_url)} stopped answering "
-                          f"({type(exc).__name__}: {exc})", EXIT_SERVICE)
+        raise Unavailable(f"the broker at {redact_url(settings.redis_url)} stopped answering "
+                          f"({type(exc).__name__}: {exc})") from None
     record_cli_verification(args, report, code, surface="queue")  # here, not on the worker (bot/evidence/record.py)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -312,28 +301,23 @@ def verify_queued(args) -> int:
         print(format_report(report))
         if report.get("worker_lost"):
             print(report.get("summary", "worker lost"))
-    return verdict(report)
+    return stop_unless_verified(report)
 
 
-def _queued_matrix(args, executor, code: str, fixed: str | None, progress) -> int:
-    prog = "troubleshoot verify --queue --torch"
-    from bot.jobs.base import JobError
+def _queued_matrix(args: argparse.Namespace, executor: CeleryExecutor, code: str, fixed: str | None,
+                   progress: Progress) -> int:
+    args.prog = "troubleshoot verify --queue --torch"  # what its errors are said under
     from bot.verify.matrix import format_matrix
 
-    try:
-        versions = parse_versions(args.torch)
-        report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
-    except InputError as exc:
-        return _fail(prog, str(exc))
-    except JobError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 3
+    # An unknown release is a ConfigurationError; a job that could not run a JobError (Unavailable).
+    versions = parse_versions(args.torch)
+    report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
     record_matrix(args, report, code, surface="queue")
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_matrix(report))
-    return 0
+    return stop_unless_verified(report)
 
 
-def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
+def record_cli_verification(args: argparse.Namespace, report: dict[str, Any], snippet: str, surface: str) -> None:
     """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
     when it fails."""
     from bot.evidence.record import cli_asker, record_verification

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-import json
+import argparse
 import logging
 import os
 import socket
 import sys
+from typing import Any
 
-from bot.cli.common import EXIT_SERVICE, EXIT_USAGE, fail
-from bot.jobs.settings import QUEUE, ConfigError, JobSettings, env_queue, redact_url
+from bot.errors import ConfigurationError, Unavailable
+from bot.jobs.settings import QUEUE, JobSettings, env_queue, redact_url
 from bot.settings import get_settings
 
 SECRET_PREFIXES = ("SLACK_",)
@@ -18,10 +19,6 @@ PRESENCE_TTL = 30.0  # a worker's presence key outlives three missed refreshes
 PRESENCE_EVERY = 10.0
 
 log = logging.getLogger("bot.jobs.worker")
-
-
-def _fail(prog: str, message: str) -> int:
-    return fail(prog, message, EXIT_USAGE)
 
 
 def _broker_problem(url: str) -> str | None:
@@ -55,61 +52,60 @@ def _drop_secrets() -> list[str]:
     return dropped
 
 
-def _start_presence(settings: JobSettings, info: dict) -> None:
+def _start_presence(settings: JobSettings, info: dict[str, Any]) -> None:
     """Announce this worker in Redis while it runs (tests, health checks and
     `verify --queue` read it)."""
-    from celery import signals
+    from celery import signals  # type: ignore[import-untyped]  # celery ships no type information
 
     from bot.jobs.state import JobState, Repeater, client_for
 
+    assert settings.redis_url, "worker() checked it"
     state = JobState(client_for(settings.redis_url), settings.result_expires)
     repeater = Repeater(lambda: state.announce_worker(info["name"], info, PRESENCE_TTL), PRESENCE_EVERY,
                         "worker-presence")
 
-    @signals.worker_ready.connect(weak=False)
-    def _ready(**_kwargs) -> None:
+    def _ready(**_kwargs: Any) -> None:
         repeater.start()
         log.info("troubleshoot worker %s: ready for jobs", info["name"])
 
-    @signals.worker_shutting_down.connect(weak=False)
-    def _down(**_kwargs) -> None:
+    def _down(**_kwargs: Any) -> None:
         repeater.stop()
         try:
             state.withdraw_worker(info["name"])
         except Exception:  # noqa: BLE001 - Redis may be the reason we stop
             pass
 
+    signals.worker_ready.connect(_ready, weak=False)
+    signals.worker_shutting_down.connect(_down, weak=False)
 
-def worker(args) -> int:
+
+def worker(args: argparse.Namespace) -> int:
     prog = "troubleshoot worker"
-    try:
-        settings = JobSettings.from_env()
-    except ConfigError as exc:
-        return _fail(prog, str(exc))
+    settings = JobSettings.from_env()  # a malformed setting: ConfigError, a ConfigurationError
     if not settings.redis_url:
-        return _fail(prog, "REDIS_URL is not set: point it at the broker the bot uses, e.g. redis://redis-host:6379/0")
+        raise ConfigurationError("REDIS_URL is not set: point it at the broker the bot uses, "
+                                 "e.g. redis://redis-host:6379/0")
     concurrency = getattr(args, "concurrency", None)
     if concurrency is not None and concurrency < 1:
-        return _fail(prog, f"--concurrency must be at least 1, got {concurrency}")
+        raise ConfigurationError(f"--concurrency must be at least 1, got {concurrency}")
     problem = _broker_problem(settings.redis_url)
     if problem:
-        return fail(prog, f"cannot reach the broker at {redact_url(settings.redis_url)} ({problem}); start Redis or "
-                          f"fix REDIS_URL (TROUBLESHOOT_REDIS_TIMEOUT_SECONDS={get_settings().redis_timeout_seconds:g})",
-                    EXIT_SERVICE)
+        raise Unavailable(f"cannot reach the broker at {redact_url(settings.redis_url)} ({problem}); start Redis or "
+                          f"fix REDIS_URL (TROUBLESHOOT_REDIS_TIMEOUT_SECONDS="
+                          f"{get_settings().redis_timeout_seconds:g})")
     dropped = _drop_secrets()
 
     from bot.sandbox import sandbox_available
 
     ok, why = sandbox_available()
     if not ok:
-        return fail(prog, f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}",
-                    EXIT_SERVICE)
+        raise Unavailable(f"the sandbox cannot run on this machine, so this worker cannot take jobs: {why}")
     try:  # load the knowledge base once, before the pool forks
         from bot.kb.loader import current_knowledge as knowledge
 
         entries = len(list(knowledge().entries))
     except Exception as exc:  # noqa: BLE001 - say what is wrong instead of a traceback
-        return _fail(prog, f"cannot load the knowledge base ({type(exc).__name__}: {exc})")
+        raise ConfigurationError(f"cannot load the knowledge base ({type(exc).__name__}: {exc})") from None
 
     from bot.jobs.celery_app import make_app
     from bot.jobs.gpus import detect_gpus

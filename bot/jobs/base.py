@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from bot.errors import Unavailable
 from bot.verify.report import Progress
 
-class JobError(RuntimeError):
+class JobError(Unavailable, RuntimeError):
     """A verification could not produce a report; str(exc) is written for the user."""
 
 

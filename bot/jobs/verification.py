@@ -8,6 +8,7 @@ import os
 import socket
 from typing import Any
 
+from bot.errors import InputError
 from bot.jobs.gpus import NO_GPU_NOTE
 from bot.settings import get_settings
 
@@ -18,15 +19,15 @@ def max_snippet_bytes() -> int:
 
 
 def check_snippet(code: object, what: str = "snippet") -> str:
-    """Reject what no run could use, before it is queued."""
+    """Reject what no run could use, before it is queued (InputError, a ValueError)."""
     if not isinstance(code, str):
-        raise ValueError(f"the {what} must be text (str), got {type(code).__name__}")
+        raise InputError(f"the {what} must be text (str), got {type(code).__name__}")
     if not code.strip():
-        raise ValueError(f"the {what} is empty")
+        raise InputError(f"the {what} is empty")
     size = len(code.encode("utf-8", "surrogatepass"))
     limit = max_snippet_bytes()
     if size > limit:
-        raise ValueError(f"the {what} is {size // 1024} KiB; a repro snippet may be at most "
+        raise InputError(f"the {what} is {size // 1024} KiB; a repro snippet may be at most "
                          f"{limit // 1024} KiB (TROUBLESHOOT_MAX_SNIPPET_BYTES={limit})")
     return code
 

@@ -20,6 +20,7 @@ import yaml
 from bot.kb import model as m
 from bot.kb.loader import Problem, load_article_file, parse_front_matter
 from bot.settings import get_settings
+from bot.text.inputs import InputProblem, read_text
 from bot.text.lang import dominant_language, unserved_language
 from bot.text.normalize import normalise_message
 
@@ -81,14 +82,15 @@ def _slug(name: str, digest: str) -> str:
     return slug or f"article-{digest[:12]}"
 
 
-def _max_bytes() -> int:
-    return get_settings().max_article_bytes
-
-
-def _read_limited(path: Path, limit: int) -> bytes:
-    """At most limit + 1 bytes: /dev/zero or a huge file is refused without reading it."""
-    with open(path, "rb") as handle:
-        return handle.read(limit + 1)
+def _rejection(problem: InputProblem, limit: int) -> str:
+    """Why an article was not added, worded as `kb add` always has (its --json contract)."""
+    if problem.problem == "too_large":
+        return f"larger than the limit of {limit} bytes (TROUBLESHOOT_MAX_ARTICLE_BYTES)"
+    if problem.problem in ("missing", "folder", "unreadable"):
+        return f"cannot read: {problem.os_reason}"
+    if problem.problem == "empty":
+        return "empty file"
+    return problem.reason  # binary, not UTF-8
 
 
 def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run: bool = False,
@@ -100,29 +102,15 @@ def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run
     if raw is None and path.suffix.lower() not in ALLOWED_SUFFIXES:
         result.status, result.reason = "rejected", f"unsupported file type {path.suffix!r} (use .txt or .md)"
         return result
-    limit = _max_bytes()
-    if raw is None:
-        try:
-            raw = _read_limited(path, limit)
-        except OSError as exc:
-            result.status, result.reason = "rejected", f"cannot read: {exc.strerror}"
-            return result
-    if len(raw) > limit:
-        result.status, result.reason = "rejected", (f"larger than the limit of {limit} bytes "
-                                                    f"(TROUBLESHOOT_MAX_ARTICLE_BYTES)")
-        return result
-    if b"\x00" in raw:
-        result.status, result.reason = "rejected", "binary file (contains NUL bytes)"
-        return result
+    cfg = get_settings()
+    limit = cfg.max_article_bytes
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        result.status, result.reason = "rejected", f"not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        text = read_text(str(path), what="article", limit=limit, setting="TROUBLESHOOT_MAX_ARTICLE_BYTES",
+                         idle_seconds=cfg.stdin_idle_seconds, data=raw).text
+    except InputProblem as exc:
+        result.status, result.reason = "rejected", _rejection(exc, limit)
         return result
     text = text.replace("\r\n", "\n")
-    if not text.strip():
-        result.status, result.reason = "rejected", "empty file"
-        return result
 
     articles_root = kb.root / "articles"
     front, body, _ = parse_front_matter(text)

