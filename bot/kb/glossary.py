@@ -65,27 +65,24 @@ def load_glossary(root: Path) -> tuple[list[Term], list[tuple[int | None, str]]]
 
 
 def i18n_fields(entry: m.Entry):
-    """Every human-readable field of an entry with its field path."""
-    yield ("title",), entry.title
-    for name in ("symptoms", "root_cause", "diagnosis"):
-        if getattr(entry, name) is not None:
-            yield (name,), getattr(entry, name)
-    for i, note in enumerate(entry.affected_versions):
-        if note.note is not None:
-            yield ("affected_versions", i, "note"), note.note
-    for i, sc in enumerate(entry.scenarios):
-        yield ("scenarios", i, "title"), sc.title
-        yield ("scenarios", i, "explanation"), sc.explanation
-    for i, w in enumerate(entry.workarounds):
-        yield ("workarounds", i, "title"), w.title
-        yield ("workarounds", i, "explanation"), w.explanation
-        if w.caveats is not None:
-            yield ("workarounds", i, "caveats"), w.caveats
-    for i, d in enumerate(entry.dead_ends):
-        yield ("dead_ends", i, "title"), d.title
-        yield ("dead_ends", i, "why"), d.why
-    if entry.repro is not None and entry.repro.not_reproducible is not None:
-        yield ("repro", "not_reproducible"), entry.repro.not_reproducible
+    """Every human-readable field of an entry with its field path: every field the model
+    declares as texts per language (bot/kb/model.py), nested objects and lists included,
+    so a new prose field is checked without being listed here."""
+    yield from _i18n_in(entry, ())
+
+
+def _i18n_in(obj, path: tuple):
+    for name, (_required, kind) in m.yaml_fields(type(obj)).items():
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if kind == m.I18N:
+            yield path + (name,), value
+        elif isinstance(kind, tuple):  # ("list", object kind)
+            for i, item in enumerate(value):
+                yield from _i18n_in(item, path + (name, i))
+        elif kind in m.OBJECT_KINDS:
+            yield from _i18n_in(value, path + (name,))
 
 
 def variants_in(entry: m.Entry, terms: list[Term]):
