@@ -171,7 +171,7 @@ def ask_code(args, question) -> int:
         try:
             executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
             try:
-                report = executor.verify(question.code, progress, lang=lang)
+                report = executor.verify(question.code, progress, lang=lang, record=_code_recording())
             finally:
                 executor.shutdown(wait=False)
         except (ConfigError, JobError, ValueError) as exc:  # ValueError: a snippet over the size limit
@@ -187,21 +187,29 @@ def ask_code(args, question) -> int:
     return 0
 
 
-def _record_code_answer(report: dict | None, question, data: dict) -> None:
-    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
-    answer is recorded under the error the run raised, so an error no entry covers
-    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
-    from bot.evidence.record import ask_recording_enabled, cli_asker, record_answer, record_verification
-    from bot.verify.code_question import traceback_text
+def _code_recording():
+    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only), kept
+    on the verification path; TROUBLESHOOT_RECORD_ASK=0 records nothing (None)."""
+    from bot.evidence.record import Recording, ask_recording_enabled, cli_asker
 
-    if report is None or not ask_recording_enabled():
-        return
+    if not ask_recording_enabled():
+        return None
     try:
         asker = cli_asker()
     except Exception:  # noqa: BLE001 - recording logs its own failures
         asker = None
-    record_verification(report, question.code, surface="cli", asker=asker)
-    if report.get("reproduced"):
+    return Recording("cli", asker)
+
+
+def _record_code_answer(report, question, data: dict) -> None:
+    """The answer is recorded under the error the run raised, so an error no entry covers
+    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
+    from bot.evidence.record import ask_recording_enabled, record_answer
+    from bot.verify.code_question import traceback_text
+
+    if report is None or not ask_recording_enabled():
+        return
+    if report.reproduced:
         record_answer(traceback_text(report), data, surface="cli")
 
 

@@ -101,7 +101,8 @@ def verify(args) -> int:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
         return fail(prog, f"the knowledge base has errors; run `troubleshoot kb check` ({exc})", EXIT_INPUT)
-    from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+    from bot.evidence.record import Recording
+    from bot.verify.kbverify import select_entries, summary, verify_knowledge
 
     try:
         entries = select_entries(kb, args.ids)
@@ -122,9 +123,10 @@ def verify(args) -> int:
         elif sys.stderr.isatty():
             print(f"[{done}/{total}] {result.id}", file=sys.stderr, flush=True)
 
-    results = verify_knowledge(kb, entries, progress=progress)
-    if not args.no_record:
-        _record(results, host_environment())
+    # Each repro classified as its entry is evidence, under the host's environment (kbverify.py).
+    recording = None if args.no_record else Recording("kb verify")
+    results = verify_knowledge(kb, entries, progress=progress, record=recording)
+    _say_unrecorded(recording)
     totals = summary(results)
     if args.json:
         print(json.dumps({"entries": [r.as_json() for r in results], "summary": totals}, indent=2, ensure_ascii=False))
@@ -140,7 +142,8 @@ def _verify_versions(args, kb, entries) -> int:
     """`kb verify --torch V1,V2`: every entry on each release; each release's outcome is
     recorded (evidence under that torch, and the entry's version table)."""
     from bot.cli.verify import InputError, local_environments, parse_versions
-    from bot.verify.kbverify import env_environment, summary, verify_entry
+    from bot.evidence.record import Recording
+    from bot.verify.kbverify import summary, verify_entry
     from bot.verify.versions import VersionTable, new_wordings, row_from
 
     prog = "troubleshoot kb verify --torch"
@@ -150,18 +153,18 @@ def _verify_versions(args, kb, entries) -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     table = VersionTable()
+    recording = None if args.no_record else Recording("kb verify")
     per_version: dict[str, list] = {e.version: [] for e in envs}
     out = []
     for entry in entries:
         rows, item = {}, {"id": entry.id, "versions": {}}
         for env in envs:
-            result = verify_entry(entry, kb, environment=env)
+            result = verify_entry(entry, kb, environment=env, record=recording)
             per_version[env.version].append(result)
             if result.ran:
                 rows[env.version] = row_from(result, env)
                 if not args.no_record:
                     table.record(entry.id, env.version, rows[env.version])
-                    _record([result], env_environment(env))
             item["versions"][env.version] = result.as_json() | {"torch": env.torch}
         item["new_wordings"] = new_wordings(entry, rows)
         out.append(item)
@@ -169,6 +172,7 @@ def _verify_versions(args, kb, entries) -> int:
             print(_versions_line(entry.id, item, envs), flush=True)
         elif sys.stderr.isatty():
             print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
+    _say_unrecorded(recording)
     totals = {v: summary(rs) for v, rs in per_version.items()}
     if args.json:
         print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
@@ -211,20 +215,10 @@ def _verify_line(result) -> str:
     return line
 
 
-def _record(results, environment: dict) -> None:
-    """Each run as evidence under the host's own environment (surface "kb verify"); a
-    store failure is said once and loses no result."""
-    from bot.evidence.record import record_verification
-
-    failed = 0
-    for result in results:
-        if result.report is None or not result.matched:
-            continue
-        report = dict(result.report, environment=environment)
-        if record_verification(report, result.code, surface="kb verify") is None:
-            failed += 1
-    if failed:
-        print(f"troubleshoot kb verify: {failed} result(s) were not recorded as evidence (see the log); "
+def _say_unrecorded(recording) -> None:
+    """A store failure is said once and loses no result."""
+    if recording is not None and recording.failed:
+        print(f"troubleshoot kb verify: {recording.failed} result(s) were not recorded as evidence (see the log); "
               "--no-record skips recording", file=sys.stderr)
 
 

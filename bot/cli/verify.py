@@ -17,6 +17,7 @@ from bot.cli.common import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOTHING_VERIFIED,
                             fail, note, read_bounded)
 from bot.jobs.settings import ConfigError, JobSettings, redact_url
 from bot.text import InputError
+from bot.verify.report import ExitReason, Status, VerifyReport
 
 PROG = "troubleshoot verify"
 
@@ -51,15 +52,14 @@ def read_snippet(path: str, what: str, *, stdin_taken: list | None = None) -> st
     return text
 
 
-def verdict(report: dict) -> int:
+def verdict(report: VerifyReport) -> int:
     """0 when something was verified: a fix (not a dead end) fixed the error, or the
     snippet ran without error; 4 otherwise (no fix worked, nothing to try, a timeout)."""
-    if report.get("worker_lost"):
+    if report.worker_lost is True:
         return EXIT_SERVICE
-    if not report.get("reproduced"):
-        return 0 if report.get("exit_reason") == "ok" else EXIT_NOTHING_VERIFIED
-    fixed = [row for row in report.get("fixes") or []
-             if row.get("status") == "fixed" and row.get("kind") != "dead_end"]
+    if not report.reproduced:
+        return 0 if report.exit_reason == ExitReason.OK else EXIT_NOTHING_VERIFIED
+    fixed = [row for row in report.fixes if row.status == Status.FIXED and row.kind != "dead_end"]
     return 0 if fixed else EXIT_NOTHING_VERIFIED
 
 
@@ -159,12 +159,13 @@ def verify(args) -> int:
 
     # Here, in this process: the local executor (the one path of bot/verify/service.py,
     # with the job's time budget); --queue sends the same job to a worker.
+    recording = cli_recording(args, "cli")
     executor = None
     interrupts = _Interrupts()
     try:
         with interrupts:
             executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
-            job = executor.submit(code, progress, fixed_code=fixed)
+            job = executor.submit(code, progress, fixed_code=fixed, record=recording)
             report = job.result()
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the clean-up below is not interrupted
@@ -185,9 +186,9 @@ def verify(args) -> int:
     finally:
         if executor is not None:
             executor.shutdown(wait=False)
-    record_cli_verification(args, report, code, surface="cli")
+    say_unrecorded(recording)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         print(format_report(report))
     return verdict(report)
@@ -230,40 +231,15 @@ def verify_matrix(args) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
+    recording = cli_recording(args, "cli")  # each release's run is evidence of its own (under its own torch)
     report = run_matrix(code, envs, fixed_code=fixed, progress=progress, job_seconds=settings.job_seconds,
-                        info=worker_info(None, executor="local"))
-    record_matrix(args, report, code, surface="cli")
+                        info=worker_info(None, executor="local"), record=recording)
+    say_unrecorded(recording, "release(s) were")
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         print(format_matrix(report))
     return 0
-
-
-def record_matrix(args, report: dict, snippet: str, surface: str) -> None:
-    """Each release's run is evidence of its own (under its own torch)."""
-    from bot.evidence.record import cli_asker, record_verification
-
-    if getattr(args, "no_record", False):
-        return
-    try:
-        asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure below
-        asker = None
-    failed = 0
-    for row in report.get("versions") or []:
-        one = dict(row, environment={**(report.get("environment") or {}), **_env_facts(row)})
-        if record_verification(one, snippet, consent=bool(getattr(args, "keep_snippet", False)), surface=surface,
-                               asker=asker) is None:
-            failed += 1
-    if failed:
-        print(f"troubleshoot verify: {failed} release(s) were not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
-
-
-def _env_facts(row: dict) -> dict:
-    env = row.get("environment") or {}
-    return {"torch": env.get("torch"), "cuda": env.get("cuda"), "python": env.get("python")}
 
 
 # --- troubleshoot verify --queue ------------------------------------------------------------------
@@ -292,8 +268,10 @@ def verify_queued(args) -> int:
     executor = CeleryExecutor(settings)
     if getattr(args, "torch", None):
         return _queued_matrix(args, executor, code, fixed, progress)
+    # Recorded here when the report comes back, not on the worker (bot/evidence/record.py).
+    recording = cli_recording(args, "queue")
     try:
-        job = executor.submit(code, progress, fixed_code=fixed)
+        job = executor.submit(code, progress, fixed_code=fixed, record=recording)
         if not executor.workers():
             note(prog, f"no worker is online: job {job.id} waits in the queue until one starts "
                        f"(`troubleshoot worker` with REDIS_URL={redact_url(settings.redis_url)})")
@@ -303,15 +281,15 @@ def verify_queued(args) -> int:
     except (OSError, TimeoutError) as exc:  # a broker that stopped answering mid-wait
         return fail(prog, f"the broker at {redact_url(settings.redis_url)} stopped answering "
                           f"({type(exc).__name__}: {exc})", EXIT_SERVICE)
-    record_cli_verification(args, report, code, surface="queue")  # here, not on the worker (bot/evidence/record.py)
+    say_unrecorded(recording)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         from bot.verify.report import format_report
 
         print(format_report(report))
-        if report.get("worker_lost"):
-            print(report.get("summary", "worker lost"))
+        if report.worker_lost is True:
+            print(report.summary or "worker lost")
     return verdict(report)
 
 
@@ -322,29 +300,40 @@ def _queued_matrix(args, executor, code: str, fixed: str | None, progress) -> in
 
     try:
         versions = parse_versions(args.torch)
-        report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
+        recording = cli_recording(args, "queue")
+        report = executor.verify_matrix(code, versions, progress, fixed_code=fixed, record=recording)
     except InputError as exc:
         return _fail(prog, str(exc))
     except JobError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 3
-    record_matrix(args, report, code, surface="queue")
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_matrix(report))
+    say_unrecorded(recording, "release(s) were")
+    print(json.dumps(report.as_json(), indent=2, ensure_ascii=False) if args.json else format_matrix(report))
     return 0
 
 
-def record_cli_verification(args, report: dict, snippet: str, surface: str) -> None:
-    """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
-    when it fails."""
-    from bot.evidence.record import cli_asker, record_verification
+def cli_recording(args, surface: str):
+    """How `troubleshoot verify` keeps its reports as evidence (bot.evidence.record.Recording):
+    under this machine's user, the snippet's text only with --keep-snippet; None with
+    --no-record (nothing is recorded)."""
+    from bot.evidence.record import Recording, cli_asker
 
     if getattr(args, "no_record", False):
-        return
+        return None
     try:
         asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure below
+    except Exception:  # noqa: BLE001 - recording reports its own failure (say_unrecorded)
         asker = None
-    if record_verification(report, snippet, consent=bool(getattr(args, "keep_snippet", False)),
-                           surface=surface, asker=asker) is None and not report.get("worker_lost"):
+    return Recording(surface, asker, consent=bool(getattr(args, "keep_snippet", False)))
+
+
+def say_unrecorded(recording, what: str = "") -> None:
+    """On stderr, when reports could not be stored (the log says why)."""
+    if recording is None or not recording.failed:
+        return
+    if what:
+        print(f"troubleshoot verify: {recording.failed} {what} not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+    else:
         note("troubleshoot verify", "the result was not recorded as evidence (see the log); "
                                     "--no-record skips recording")

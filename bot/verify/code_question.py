@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from bot.text.lang import detect_language
 from bot.text.ui import t
+from bot.verify.report import ErrorInfo, ExitReason, Status, VerifyReport
 
 MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
 MAX_CODE_CHARS = 50_000
@@ -224,12 +225,12 @@ def device_text(env: dict | None) -> str:
     return "CPU"
 
 
-def traceback_text(report: dict) -> str:
+def traceback_text(report: VerifyReport) -> str:
     """What the answer looks up: the traceback the run printed (its frames tell whose
     error it is), or the error line the sandbox captured."""
-    error = report.get("error") or {}
-    line = f"{error.get('type')}: {error.get('message')}" if error.get("type") else (error.get("message") or "")
-    output = report.get("output") or ""
+    error = report.error or ErrorInfo(type=None, message=None, entry_id=None)
+    line = f"{error.type}: {error.message}" if error.type else (error.message or "")
+    output = report.output or ""
     start = output.find("Traceback (most recent call last)")
     if start < 0:
         return line
@@ -237,23 +238,26 @@ def traceback_text(report: dict) -> str:
     if len(tb) > TRACEBACK_CHARS:
         tb = tb[-TRACEBACK_CHARS:]
     # The sandbox's captured message is the truth; a traceback cut short still ends with it.
-    return tb if (error.get("message") or "")[:80] in tb else tb.rstrip("\n") + "\n" + line
+    return tb if (error.message or "")[:80] in tb else tb.rstrip("\n") + "\n" + line
 
 
-def run_summary(report: dict) -> dict:
-    env = report.get("environment") or {}
-    error = report.get("error") or None
-    return {"ran": True, "exit_reason": report.get("exit_reason"), "torch": env.get("torch"),
-            "device": device_text(env), "seconds": report.get("seconds"),
+def run_summary(report: VerifyReport) -> dict:
+    """The answer document's `run` (JSON: the answer is stored and rendered as such)."""
+    data = report.as_json()
+    env = data.get("environment") or {}
+    error = data.get("error") or None
+    return {"ran": True, "exit_reason": data.get("exit_reason"), "torch": env.get("torch"),
+            "device": device_text(env), "seconds": data.get("seconds"),
             "error": None if not error else {"type": error.get("type"), "message": error.get("message"),
                                              "entry_id": error.get("entry_id")},
-            "snippet_line": report.get("snippet_line")}
+            "snippet_line": data.get("snippet_line")}
 
 
-def _fix_rows(report: dict) -> list[dict]:
+def _fix_rows(report: VerifyReport) -> list[dict]:
     keep = ("workaround", "kind", "patch", "title", "status", "note", "reason", "diff", "new_entry_id",
             "seconds", "memory_change")
-    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in report.get("fixes") or []]
+    rows = [row.as_json() for row in report.fixes]
+    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in rows]
 
 
 def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_run") -> dict:
@@ -269,7 +273,7 @@ def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_r
             "undefined": list(question.undefined), "note": note}
 
 
-def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang: str | None = None,
+def answer_from_report(report: VerifyReport, question: CodeQuestion, answer_fn, *, lang: str | None = None,
                        top: int = 3) -> dict:
     """The answer to a code question from its verification report: the error the run
     really raised, classified like any pasted error (`answer_fn(text, lang=, top=)`,
@@ -277,17 +281,17 @@ def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang:
     snippet that ran cleanly gets "it ran without an error on torch X (CPU/GPU)"."""
     lang = lang or question.language
     run = run_summary(report)
-    env = report.get("environment") or {}
+    env = report.environment or {}
     torch, device = env.get("torch") or "?", device_text(env)
     base = {"input": "code", "run": run}
-    if not report.get("reproduced"):
-        reason = report.get("exit_reason")
-        if reason == "ok":
+    if not report.reproduced:
+        reason = report.exit_reason
+        if reason == ExitReason.OK:
             note = t("code_ran_clean", lang, torch=torch, device=device) + " " + t("code_ran_clean_hint", lang)
-        elif reason == "timeout":
+        elif reason == ExitReason.TIMEOUT:
             note = t("code_timeout", lang, torch=torch, device=device)
         else:
-            why = report.get("summary") or f"exit reason {reason}"
+            why = report.summary or f"exit reason {reason}"
             note = t("code_limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
         return {"answered": False, "language": lang, "matches": [], **base, "note": note}
     data = dict(answer_fn(traceback_text(report), lang=lang, top=top))
@@ -296,9 +300,10 @@ def answer_from_report(report: dict, question: CodeQuestion, answer_fn, *, lang:
     data["note"] = t("code_raised", lang, torch=torch, device=device,
                          error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
     fixes = _fix_rows(report)
-    data["verification"] = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),
-                            "fixes": fixes, "summary": report.get("summary")}
-    data["verified_fixes"] = [f for f in fixes if f.get("status") == "fixed" and f.get("kind") == "workaround"]
+    said = report.as_json()
+    data["verification"] = {"entry_id": error.get("entry_id"), "confidence": said.get("confidence"),
+                            "fixes": fixes, "summary": said.get("summary")}
+    data["verified_fixes"] = [f for f in fixes if f.get("status") == Status.FIXED and f.get("kind") == "workaround"]
     matches = data.get("matches") or []
     if matches and error.get("entry_id") == matches[0].get("id"):
         status = {f["workaround"]: f["status"] for f in fixes}

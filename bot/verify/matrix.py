@@ -5,24 +5,29 @@ that release's environment mounted in the sandbox), so each column is a complete
 report of its own; `combine` puts them together:
 
     report = combine([report_on_2_9_1, report_on_2_13_0])
-    report["versions"] == [{"environment": {"torch": "2.9.1", ...}, "reproduced": ...,
+    report.versions == [{"environment": {"torch": "2.9.1", ...}, "reproduced": ...,
                             "error": ..., "fixes": [...]}, ...]
 
 The top level stays the report of the first release asked for (so every reader of a
 plain `verify --json` report can read this one), plus "versions" and "matrix" (per
-fix, its status on each release) and a summary across releases.
+fix, its status on each release) and a summary across releases. The columns are the
+releases' reports in their JSON form (the contract's "versions" rows).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
+from bot.contract import Absent
+from bot.verify.report import ReportRecorder, Status, VerifyReport
 from bot.verify.service import Progress, run_verification
 
 VERSION_KEYS = ("reproduced", "exit_reason", "error", "fixes", "confidence", "summary", "seconds",
                 "peak_memory_bytes", "entry_title", "snippet_line", "notes")
-SHORT = {"fixed": "fixed", "still_fails": "same error", "new_error": "other error", "not_applicable": "n/a",
-         "timeout": "time limit"}
+SHORT = {Status.FIXED: "fixed", Status.STILL_FAILS: "same error", Status.NEW_ERROR: "other error",
+         Status.NOT_APPLICABLE: "n/a", Status.TIMEOUT: "time limit"}
+FAILED = (Status.STILL_FAILS, Status.NEW_ERROR, Status.TIMEOUT)
 
 
 def environment_of(report: dict) -> dict:
@@ -36,11 +41,12 @@ def environment_of(report: dict) -> dict:
             "worker": (env.get("worker") or {}).get("name") or (env.get("worker") or {}).get("hostname")}
 
 
-def version_row(report: dict) -> dict:
-    row = {"environment": environment_of(report)}
+def version_row(report: VerifyReport) -> dict:
+    data = report.as_json()
+    row = {"environment": environment_of(data)}
     for key in VERSION_KEYS:
-        if key in report:
-            row[key] = report[key]
+        if key in data:
+            row[key] = data[key]
     return row
 
 
@@ -92,8 +98,8 @@ def summarize(rows: list[dict], matrix: list[dict]) -> str:
         if len({_message(e) for e in errors.values()}) > 1:
             parts.append("The error's wording differs between releases.")
     for fix in matrix:
-        held = [lab for lab, st in fix["status"].items() if st == "fixed"]
-        failed = [lab for lab, st in fix["status"].items() if st in ("still_fails", "new_error", "timeout")]
+        held = [lab for lab, st in fix["status"].items() if st == Status.FIXED]
+        failed = [lab for lab, st in fix["status"].items() if st in FAILED]
         name = fix.get("patch") or fix["workaround"]
         if held and failed:
             parts.append(f"{name} holds on {', '.join(held)} but not on {', '.join(failed)}.")
@@ -104,26 +110,23 @@ def summarize(rows: list[dict], matrix: list[dict]) -> str:
     return " ".join(parts)
 
 
-def combine(reports: list[dict]) -> dict:
+def combine(reports: list[VerifyReport]) -> VerifyReport:
     """One report from the reports of the same snippet on several releases (in the order
     asked for): the first one's fields, plus versions, matrix and a summary across them."""
     if not reports:
         raise ValueError("no reports to combine")
     rows = [version_row(r) for r in reports]
     matrix = fix_matrix(rows)
-    out: dict[str, Any] = dict(reports[0])
-    out["versions"] = rows
-    out["matrix"] = matrix
-    out["version_summary"] = summarize(rows, matrix)
-    return out
+    return replace(reports[0], versions=rows, matrix=matrix, version_summary=summarize(rows, matrix))
 
 
 def run_matrix(code: str, environments: list, *, fixed_code: str | None = None, gpu: str | None = None,
                progress: Progress | None = None, job_seconds: float | None = None,
                runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
-               kb=None) -> dict:
+               kb=None, record: ReportRecorder | None = None) -> VerifyReport:
     """Verify `code` (and `fixed_code`) on each environment in turn (each with the job's
-    whole time budget) and combine the reports."""
+    whole time budget) and combine the reports. With `record`, each release's report is
+    evidence of its own (under its own torch)."""
     reports = []
     for env in environments:
         def step(stage: str, done: int, total: int, _v=env.version) -> None:
@@ -131,13 +134,13 @@ def run_matrix(code: str, environments: list, *, fixed_code: str | None = None, 
                 progress(f"torch {_v}: {stage}", done, total)
 
         reports.append(run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=step, job_seconds=job_seconds,
-                                        runner=runner, info=info, lang=lang, kb=kb, environment=env))
+                                        runner=runner, info=info, lang=lang, kb=kb, environment=env, record=record))
     return combine(reports)
 
 
-def format_matrix(report: dict) -> str:
+def format_matrix(report: VerifyReport) -> str:
     """The text form: a table with a row per fix and a column per release."""
-    rows = report.get("versions") or []
+    rows = [] if isinstance(report.versions, Absent) else report.versions
     labels = [_label(r["environment"]) for r in rows]
     table: list[tuple[str, ...]] = []
     header = ("", *[f"torch {lab}" for lab in labels])
@@ -149,7 +152,7 @@ def format_matrix(report: dict) -> str:
         else:
             orig.append(f"no error ({r.get('exit_reason')})")
     table.append(("original", *orig))
-    for fix in report.get("matrix") or []:
+    for fix in [] if isinstance(report.matrix, Absent) else report.matrix:
         name = fix.get("patch") or fix["workaround"]
         if fix.get("kind") == "dead_end":
             name += " (dead end)"
@@ -164,7 +167,7 @@ def format_matrix(report: dict) -> str:
         where = f"torch {env.get('torch')} ({'CUDA ' + env['cuda'] if env.get('cuda') else 'CPU build'})"
         said = f"{err.get('type')}: {_message(err)[:200]}" if r.get("reproduced") else (r.get("summary") or "")[:200]
         out.append(f"{lab}: {where}: {said}")
-    if report.get("version_summary"):
+    if isinstance(report.version_summary, str) and report.version_summary:
         out.append("")
-        out.append("Summary: " + report["version_summary"])
+        out.append("Summary: " + report.version_summary)
     return "\n".join(out)
