@@ -9,6 +9,8 @@ import json
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
+from bot.verify.report import VerifyReport
+
 from .conftest import SEED, variant
 
 CODE = SEED.read_text()
@@ -33,7 +35,7 @@ def comparable(doc: dict) -> dict:
     return doc
 
 
-def story(store, report: dict) -> None:
+def story(store, report: VerifyReport) -> None:
     """The same history for any backend: verified runs, answers, votes, coverage gaps."""
     from bot.evidence import record_gap, record_verification
 
@@ -201,19 +203,25 @@ def test_malformed_reports_change_nothing(backend, make_store, evidence_kb, seed
     store = make_store(backend)
     record_verification(seed_run.report, CODE, store=store)
     before = stats(store, evidence_kb)
+    # Only a VerifyReport is recorded: anything else (the JSON form included) is refused.
     garbage = [None, "a string", [], {"fixes": "not a list"}, {"worker_lost": True, "fixes": []},
-               variant(seed_run.report, statuses={"retain-graph-all-but-last": "exploded"}),
-               {**seed_run.report, "fixes": [{"workaround": {"id": 1}, "status": "fixed"}, "row", 7]}]
+               seed_run.report.as_json(), variant(seed_run.report, job="lost")]
+    garbage[-1].worker_lost = True
     for report in garbage:
-        record_verification(report, CODE + "\n# g\n", store=store)
+        assert record_verification(report, CODE + "\n# g\n", store=store) is None
+    # A status no run has cannot even be read into a report.
+    exploded = seed_run.report.as_json()
+    exploded["fixes"] = [dict(exploded["fixes"][0], status="exploded")]
+    with pytest.raises(ValueError, match="exploded"):
+        VerifyReport.from_json(exploded)
     after = stats(store, evidence_kb)
     retain = lambda doc: next(w for w in doc["entries"][0]["workarounds"]  # noqa: E731
                               if w["id"] == "retain-graph-all-but-last")
     assert retain(after) == retain(before)  # the unknown status was dropped, not counted
     # Fields too long for their columns (the environment comes from a run of untrusted
     # code) are cut, not a failed insert on PostgreSQL.
-    odd = json.loads(json.dumps(seed_run.report))
-    odd["environment"].update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
+    odd = variant(seed_run.report)
+    odd.environment.update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
     assert record_verification(odd, CODE + "\n# odd\n", store=store) is not None
     assert record_verification(seed_run.report, 12345, store=store) is None  # not a snippet
 
