@@ -9,7 +9,7 @@ store (bot.evidence.rates.EvidenceRates, which also keeps the source answers use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.kb import model as m
 from bot.text.ui import t
@@ -22,11 +22,11 @@ class Rate:
     source: str  # short label: "prior", "verified", "votes"
     # What our own evidence says (bot.evidence.rates): {"runs", "fixed", "failed", "torch": [versions],
     # "up", "down"}; None when there is none.
-    verified: dict | None = None
+    verified: dict[str, Any] | None = None
     refuted: bool = False  # a workaround that verified runs keep refuting: shown as a dead end
 
 
-def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
+def evidence_text(verified: dict[str, Any] | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
     """One line of our own evidence for an item, e.g. "fixed 14 of 15 verified runs on
     torch 2.3 to 2.13; 👍 3 👎 1 on answers"; None when there is none."""
     if not verified:
@@ -48,7 +48,7 @@ def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = F
     return "; ".join(parts) or None
 
 
-def measured_rate(verified: dict | None, *, dead_end: bool = False) -> float | None:
+def measured_rate(verified: dict[str, Any] | None, *, dead_end: bool = False) -> float | None:
     """The rate our own evidence shows, with nothing of the prior in it: the share of
     verified runs that fixed it (failed, for a dead end), else the share of 👍 among
     the votes; None while there is neither."""
@@ -62,7 +62,7 @@ def measured_rate(verified: dict | None, *, dead_end: bool = False) -> float | N
     return None
 
 
-def rate_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str:
+def rate_text(verified: dict[str, Any] | None, lang: str = "en", *, dead_end: bool = False) -> str:
     """What a user reads next to an item: our measured evidence with its counts, or that
     the rate is the team's estimate and nothing has verified it yet."""
     if measured_rate(verified, dead_end=dead_end) is not None:

@@ -27,7 +27,7 @@ import os
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
@@ -266,16 +266,18 @@ def record_gap(text: str, result: dict, *, store=None) -> bool:
         return False
 
 
-def _upsert(dialect: str):
+def _upsert(dialect: str) -> Callable[..., Any]:
     """INSERT ... ON CONFLICT DO UPDATE: one statement, so two processes counting the same
     gap at once both count."""
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:
-        raise NotImplementedError(f"coverage gaps need PostgreSQL or SQLite, not {dialect}")
-    return insert
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    if dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        return sqlite.insert
+    raise NotImplementedError(f"coverage gaps need PostgreSQL or SQLite, not {dialect}")
 
 
 def record_answer(text: str, result: dict, *, surface: str = "cli", store=None) -> int | None:
