@@ -345,7 +345,7 @@ def get_rate_source() -> RateSource:
         if _source is None:
             try:
                 _source = rate_source()
-            except Exception as exc:  # a broken store must not take answers down: fall back to the priors
+            except Exception as exc:  # noqa: BLE001 - a broken store must not take answers down: priors
                 log.warning("evidence rate source unavailable (%s); showing prior rates", exc)
                 _source = PriorRates()
         return _source

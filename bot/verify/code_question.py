@@ -35,7 +35,8 @@ _PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?|In \[\d+\]: ?)")
 # Error text: what makes a paste an error question rather than a code question.
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]*\", line \d+|"
                         r"^\s*Cell In\[\d+\], line \d+|<ipython-input-[^>]*> in ", re.MULTILINE)
-_ERROR_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt|Warning)"
+_ERROR_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?"
+                         r"(?:Error|Exception|Exit|Interrupt|Warning)"
                          r"\b(?:[ \t]*:[ \t]*\S|[ \t]*$)", re.MULTILINE)
 _CRASH_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Segmentation fault|Bus error|Killed|Aborted|"
                          r"Floating point exception|Illegal instruction)\b.*$", re.MULTILINE | re.IGNORECASE)

@@ -79,13 +79,13 @@ def _message(error: dict | None) -> str:
 
 def summarize(rows: list[dict], matrix: list[dict]) -> str:
     labels = [_label(r["environment"]) for r in rows]
-    repro = [lab for lab, r in zip(labels, rows) if r.get("reproduced")]
-    not_repro = [lab for lab, r in zip(labels, rows) if not r.get("reproduced")]
+    repro = [lab for lab, r in zip(labels, rows, strict=True) if r.get("reproduced")]
+    not_repro = [lab for lab, r in zip(labels, rows, strict=True) if not r.get("reproduced")]
     parts = []
     if not repro:
         parts.append(f"Does not reproduce on torch {', '.join(labels)}.")
     else:
-        errors = {lab: r.get("error") or {} for lab, r in zip(labels, rows) if r.get("reproduced")}
+        errors = {lab: r.get("error") or {} for lab, r in zip(labels, rows, strict=True) if r.get("reproduced")}
         kinds = {(e.get("type"), e.get("entry_id")) for e in errors.values()}
         if len(kinds) == 1:
             etype, entry = next(iter(kinds))
@@ -148,7 +148,8 @@ def format_matrix(report: VerifyReport) -> str:
     for r in rows:
         if r.get("reproduced"):
             err = r.get("error") or {}
-            orig.append(f"{err.get('type')}" + (f" ({err.get('entry_id').split('/')[-1]})" if err.get("entry_id") else ""))
+            entry = f" ({err['entry_id'].split('/')[-1]})" if err.get("entry_id") else ""
+            orig.append(f"{err.get('type')}{entry}")
         else:
             orig.append(f"no error ({r.get('exit_reason')})")
     table.append(("original", *orig))
@@ -159,9 +160,9 @@ def format_matrix(report: VerifyReport) -> str:
         table.append((name, *[SHORT.get(fix["status"].get(lab), "-") if fix["status"].get(lab) else "-"
                               for lab in labels]))
     widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
-    out = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in [header, *table]]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in [header, *table]]
     out.append("")
-    for r, lab in zip(rows, labels):
+    for r, lab in zip(rows, labels, strict=True):
         env = r["environment"]
         err = r.get("error") or {}
         where = f"torch {env.get('torch')} ({'CUDA ' + env['cuda'] if env.get('cuda') else 'CPU build'})"

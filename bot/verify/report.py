@@ -211,7 +211,7 @@ def format_report(report: VerifyReport) -> str:
                          "-" if change is None or isinstance(change, Absent) else f"{change:+.1f}%"))
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
         for line in [headers, *rows]:
-            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
         out.append("")
         out.append("What each one changed:")
         for i, row in enumerate(fixes, 1):

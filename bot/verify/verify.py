@@ -220,7 +220,7 @@ class _Verification:
             return PatchResult.not_applicable(f"no patch named {attempt.patch!r} is registered")
         try:
             return patch.apply(self.code, failure)
-        except Exception as exc:  # a patch bug must not sink the whole verification
+        except Exception as exc:  # noqa: BLE001 - a patch bug must not sink the whole verification
             return PatchResult.not_applicable(f"the patch failed on this snippet ({type(exc).__name__}: {exc})")
 
     def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> FixRow:

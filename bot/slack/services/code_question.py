@@ -66,7 +66,8 @@ class _Progress:
                 return
             self._last = now
         try:
-            update(self.ctx.client, self.status.channel, self.status.ts, [running_message(self.lang, stage, done, total)])
+            update(self.ctx.client, self.status.channel, self.status.ts,
+                   [running_message(self.lang, stage, done, total)])
         except Exception as exc:  # noqa: BLE001 - a missed progress update must not stop the run
             log.warning("progress update failed: %s", type(exc).__name__)
 
