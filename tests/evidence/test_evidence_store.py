@@ -217,13 +217,46 @@ def test_malformed_reports_change_nothing(backend, make_store, evidence_kb, seed
     after = stats(store, evidence_kb)
     retain = lambda doc: next(w for w in doc["entries"][0]["workarounds"]  # noqa: E731
                               if w["id"] == "retain-graph-all-but-last")
-    assert retain(after) == retain(before)  # the unknown status was dropped, not counted
+    assert retain(after) == retain(before)  # nothing that is not a report was counted
     # Fields too long for their columns (the environment comes from a run of untrusted
     # code) are cut, not a failed insert on PostgreSQL.
     odd = variant(seed_run.report)
     odd.environment.update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
     assert record_verification(odd, CODE + "\n# odd\n", store=store) is not None
     assert record_verification(seed_run.report, 12345, store=store) is None  # not a snippet
+
+
+def test_the_verification_path_records_what_the_surface_asks_once(make_store, use_kb):
+    """Run and record are one path: a Recording handed to the executor is saved with the
+    job's id as its key, under the surface's asker; without one nothing is recorded; a
+    lost worker's report is neither recorded nor a failure."""
+    from types import SimpleNamespace
+
+    from bot.evidence.record import Recording
+    from bot.jobs.local import LocalExecutor
+    from bot.jobs.reports import worker_lost_report
+    from bot.jobs.settings import JobSettings
+    from bot.store.models import Verification
+
+    error = {"type": "RuntimeError", "message": "Trying to backward through the graph a second time"}
+
+    def runner(code, **_options):  # the original fails; every patched version runs
+        failing = code == CODE
+        return SimpleNamespace(exit_reason="error" if failing else "ok", error=error if failing else None,
+                               output="", environment={"torch": "2.13.0"}, wall_seconds=1.0)
+
+    store = make_store()
+    executor = LocalExecutor(JobSettings.from_env({}), gpus=[], runner=runner)
+    recording = Recording("slack", "asker-1", answer_id=None, store=store)
+    report = executor.verify(CODE, record=recording, timeout=60)
+    executor.verify(CODE, timeout=60)  # no Recording: nothing
+    executor.shutdown()
+    with store.session() as session:
+        rows = [(v.id, v.surface, v.asker, v.report_key, v.entry_id) for v in session.scalars(select(Verification))]
+    assert rows == [(recording.ids[0], "slack", "asker-1", report.job["id"], "pytorch/backward-twice")]
+    assert recording.failed == 0 and len(recording.ids) == 1
+    assert recording.save(report, CODE) is None and recording.failed == 1  # the same job again: stored once
+    assert recording.save(worker_lost_report("j9", "gone"), CODE) is None and recording.failed == 1
 
 
 def test_the_head_read_from_the_files_is_alembics_head():
