@@ -93,8 +93,8 @@ class VerifyReport(Document):
     """The whole report. The first six keys are the contract every report has (also one
     made for a lost worker or a job over its time, bot/jobs/reports.py); the run's
     measurements follow, then what the answer and the evidence store use, then what the
-    executors and the version matrix add (notes, worker_lost, versions, matrix,
-    version_summary, job)."""
+    executors and the version matrix add (notes, worker_lost, job, versions, matrix,
+    version_summary)."""
 
     reproduced: bool
     exit_reason: ExitReason | None
@@ -118,10 +118,11 @@ class VerifyReport(Document):
     summary: str | Absent = ABSENT
     notes: list[str] | Absent = ABSENT  # bot/verify/service.py: runs the job's budget left out
     worker_lost: bool | Absent = ABSENT  # bot/jobs: the worker died mid-job
-    versions: list[dict[str, Any]] | Absent = ABSENT  # bot/verify/matrix.py: one row per torch release
+    job: dict[str, Any] | Absent = ABSENT  # bot/jobs: the job's id and executor
+    # bot/verify/matrix.py (after `job`: a matrix is combined from the executors' reports)
+    versions: list[dict[str, Any]] | Absent = ABSENT  # one row per torch release
     matrix: list[dict[str, Any]] | Absent = ABSENT
     version_summary: str | Absent = ABSENT
-    job: dict[str, Any] | Absent = ABSENT  # bot/jobs: the job's id and executor
 
     def __post_init__(self) -> None:
         self.exit_reason = _exit_reason(self.exit_reason)

@@ -114,16 +114,17 @@ def test_what_the_executors_and_the_matrix_add_is_in_the_model():
     from bot.verify.service import run_verification
 
     one = run_verification(SEED, runner=SCRIPTS["fixes, dead ends, a memory limit"], info={"hostname": "w1"},
-                           job_seconds=600)
+                           job_seconds=600, job={"id": "j1", "executor": "local"})  # what an executor adds
     other = replace(one, environment={"torch": "2.9.1", "torch_env": {"version": "2.9.1", "name": "torch-2.9.1"}})
     matrix = combine([one, other])
-    for report in (one, matrix):  # what an executor adds last
-        report.job = {"id": "j1", "executor": "local"}
     reports = [one, matrix, worker_lost_report("j2", "the worker went away", starts=2),
                over_time_report(JobSettings(redis_url=None), {"hostname": "w1"})]
     for report in reports:
         data = json.loads(json.dumps(report.as_json()))
         assert _same_json(data, VerifyReport.from_json(data))
+    assert tuple(one.as_json())[-1] == "job"
+    # A matrix combined from the executors' reports: their first one's keys, job included, then the matrix's.
+    assert tuple(matrix.as_json())[-4:] == ("job", "versions", "matrix", "version_summary")
     assert reports[1].versions[1]["environment"]["version"] == "2.9.1"
     assert reports[2].exit_reason == ExitReason.KILLED and reports[3].exit_reason == ExitReason.TIMEOUT
 
