@@ -55,9 +55,9 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bot.evidence.display import PriorRates, Rate, RateSource
+from bot.evidence.display import PriorRates, Rate, RateSource, Verified
 from bot.kb import model as m
 from bot.settings import get_settings
 from bot.verify.report import Status
@@ -114,7 +114,7 @@ class Observations:
     def empty(self) -> bool:
         return not (self.runs or self.up or self.down)
 
-    def verified(self) -> dict[str, Any]:
+    def verified(self) -> Verified:
         return {"runs": self.runs, "fixed": self.fixed, "failed": self.failed,
                 "torch": sorted(self.torch, key=_version_key), "up": self.up, "down": self.down,
                 "askers_fixed": self.askers_fixed, "askers_failed": self.askers_failed, "held": self.held}
