@@ -52,14 +52,14 @@ def evaluate(rows: list[dict], *, log=print) -> dict:
         matches = data.get("matches") or []
         predicted = matches[0]["id"] if matches else None
         if expected is None:
-            right = report.get("exit_reason") == "ok" and not data.get("answered")
+            right = report.exit_reason == "ok" and not data.get("answered")
         else:
             right = bool(data.get("answered")) and predicted == expected
         fixes = (data.get("verification") or {}).get("fixes") or []
         out.update(right=right, predicted=predicted, answered=bool(data.get("answered")),
                    confidence=matches[0].get("confidence") if matches else None,
-                   exit_reason=report.get("exit_reason"),
-                   verify_entry=((report.get("error") or {}).get("entry_id")),
+                   exit_reason=report.exit_reason.value if report.exit_reason else None,
+                   verify_entry=report.error.entry_id if report.error else None,
                    error_s=round(first[0] if first else elapsed, 2), answer_s=round(elapsed, 2),
                    fixes=len(fixes), fixed=sum(1 for f in fixes if f.get("status") == "fixed"))
         results.append(out)

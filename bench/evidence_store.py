@@ -21,16 +21,20 @@ from pathlib import Path
 ITEMS = [("retain-graph-all-but-last", "workaround"), ("recompute-forward", "workaround"),
          ("detach-before-backward", "dead_end"), ("no-grad-forward", "dead_end"),
          ("move-model-to-new-device", "dead_end")]
-STATUSES = ["fixed", "still_fails", "new_error", "not_applicable", "timeout"]
 
 
-def report(i: int) -> dict:
-    return {"reproduced": True, "exit_reason": "error",
-            "error": {"type": "RuntimeError", "message": "m", "entry_id": "pytorch/backward-twice"},
-            "environment": {"torch": f"2.{3 + i % 11}.0+cpu", "python": "3.11.7", "cuda_available": False},
-            "seconds": 1.2, "peak_memory_bytes": 2 ** 27,
-            "fixes": [{"workaround": item, "kind": kind, "status": STATUSES[(i + k) % 5], "seconds": 1.0,
-                       "peak_memory_bytes": 2 ** 27, "error": None} for k, (item, kind) in enumerate(ITEMS)]}
+def report(i: int):
+    from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
+
+    statuses = list(Status)
+    return VerifyReport(
+        reproduced=True, exit_reason=ExitReason.ERROR, output="",
+        error=ErrorInfo(type="RuntimeError", message="m", entry_id="pytorch/backward-twice"),
+        environment={"torch": f"2.{3 + i % 11}.0+cpu", "python": "3.11.7", "cuda_available": False},
+        seconds=1.2, peak_memory_bytes=2 ** 27,
+        fixes=[FixRow(workaround=item, kind=kind, status=statuses[(i + k) % 5], seconds=1.0,
+                      peak_memory_bytes=2 ** 27, error=None, patch=None, title=None)
+               for k, (item, kind) in enumerate(ITEMS)])
 
 
 def timed(fn, repeat: int = 5) -> list[float]:

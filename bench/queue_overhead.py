@@ -83,9 +83,9 @@ def sequential(executor, n: int) -> tuple[list[float], list[float]]:
         start = time.perf_counter()
         report = executor.verify(TRIVIAL, timeout=120)
         took = time.perf_counter() - start
-        assert report["exit_reason"] == "ok", report.get("summary")
+        assert report.exit_reason == "ok", report.summary
         times.append(took)
-        outside.append(took - report["seconds"])
+        outside.append(took - report.seconds)
     return times, outside
 
 
@@ -95,7 +95,7 @@ def burst(executor, m: int, code: str = TRIVIAL) -> dict:
     workers = {}
     for job in jobs:
         report = job.result(300)
-        name = report["environment"]["worker"]["name"]
+        name = report.environment["worker"]["name"]
         workers[name] = workers.get(name, 0) + 1
     wall = time.perf_counter() - start
     return {"jobs": m, "seconds": round(wall, 2), "jobs_per_minute": round(60 * m / wall, 1),

@@ -45,10 +45,10 @@ def summary(values: list[float]) -> dict:
             "max_s": round(max(values), 3), "n": len(values)}
 
 
-def peak(report: dict) -> int:
+def peak(report) -> int:
     """The largest peak memory of the verification's runs (cgroup peak of each run; a warm
     run's child counts its own pages, not the torch pages it shares with the supervisor)."""
-    peaks = [report.get("peak_memory_bytes") or 0] + [row.get("peak_memory_bytes") or 0 for row in report["fixes"]]
+    peaks = [report.peak_memory_bytes or 0] + [row.peak_memory_bytes or 0 for row in report.fixes]
     return max(peaks)
 
 
@@ -86,8 +86,8 @@ def main() -> int:
             report = run_verification(code, runner=runner)
             into.append(time.perf_counter() - start)
             peaks.append(peak(report))
-            statuses = [(row["patch"], row["status"]) for row in report["fixes"]]
-            notes += report.get("notes") or []
+            statuses = [(row.patch, row.status.value) for row in report.fixes]
+            notes += report.notes or []
 
     from bot.sandbox.zygote import Zygote
     with Zygote() as zygote:  # what a warm sandbox holds: the supervisor, and one child

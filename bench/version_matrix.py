@@ -68,8 +68,8 @@ def main() -> int:
         started = time.monotonic()
         report = run_matrix(SEED.read_text(), built)
         out["verify_seconds"] = round(time.monotonic() - started, 1)
-        out["report"] = {"versions": report["versions"], "matrix": report["matrix"],
-                         "summary": report["version_summary"]}
+        out["report"] = {"versions": report.versions, "matrix": report.matrix,
+                         "summary": report.version_summary}
         print(format_matrix(report))
         print(f"verified on {len(built)} release(s) in {out['verify_seconds']} s")
     if args.json:

@@ -88,17 +88,21 @@ def test_an_unknown_id_is_named(kb_dir, capsys):
 
 
 @needs_sandbox
-def test_outcomes_are_recorded_under_the_hosts_environment(kb_dir, capsys):
+def test_outcomes_are_recorded_once_under_the_hosts_environment_and_not_with_no_record(kb_dir, capsys):
     from importlib import metadata
 
     from bot.evidence.db import get_store
     from bot.store.models import Verification
 
+    def recorded() -> list[tuple]:
+        with get_store().session() as session:
+            return [(r.entry_id, r.torch, r.surface) for r in session.query(Verification).order_by(Verification.id)]
+
+    before = recorded()
+    assert main(["kb", "verify", "--no-record", "--dir", str(kb_dir), "pytorch/view-stride"]) == 0
+    assert recorded() == before  # --no-record: nothing
     assert main(["kb", "verify", "--dir", str(kb_dir), "pytorch/view-stride"]) == 0
-    with get_store().session() as session:
-        rows = session.query(Verification).filter_by(surface="kb verify").all()
-    assert rows and rows[-1].entry_id == "pytorch/view-stride"
-    assert rows[-1].torch == metadata.version("torch")
+    assert recorded() == before + [("pytorch/view-stride", metadata.version("torch"), "kb verify")]  # once
 
 
 @pytest.mark.slow

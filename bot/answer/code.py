@@ -11,7 +11,7 @@ from bot.answer.document import AnswerDocument
 from bot.contract import ABSENT
 from bot.text.ui import t
 from bot.verify.code_question import CodeQuestion, device_text, run_summary, traceback_text
-from bot.verify.report import Status
+from bot.verify.report import ExitReason, Status, VerifyReport
 
 
 class AnswerFn(Protocol):
@@ -39,13 +39,14 @@ def not_run_answer(question: CodeQuestion, lang: str | None, *, why: str = "no_r
     return _unlooked(lang, None, note, list(question.undefined))
 
 
-def _fix_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+def _fix_rows(report: VerifyReport) -> list[dict[str, Any]]:
     keep = ("workaround", "kind", "patch", "title", "status", "note", "reason", "diff", "new_entry_id",
             "seconds", "memory_change")
-    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in report.get("fixes") or []]
+    rows = [row.as_json() for row in report.fixes]
+    return [{k: row.get(k) for k in keep if row.get(k) is not None} for row in rows]
 
 
-def answer_from_report(report: dict[str, Any], question: CodeQuestion, answer_fn: AnswerFn, *,
+def answer_from_report(report: VerifyReport, question: CodeQuestion, answer_fn: AnswerFn, *,
                        lang: str | None = None, top: int = 3) -> AnswerDocument:
     """The answer to a code question from its verification report: the error the run
     really raised, classified like any pasted error (`answer_fn(text, lang=, top=)`,
@@ -53,16 +54,16 @@ def answer_from_report(report: dict[str, Any], question: CodeQuestion, answer_fn
     snippet that ran cleanly gets "it ran without an error on torch X (CPU/GPU)"."""
     lang = lang or question.language
     run = run_summary(report)
-    env = report.get("environment") or {}
+    env = report.environment or {}
     torch, device = env.get("torch") or "?", device_text(env)
-    if not report.get("reproduced"):
-        reason = report.get("exit_reason")
-        if reason == "ok":
+    if not report.reproduced:
+        reason = report.exit_reason
+        if reason == ExitReason.OK:
             note = t("code_ran_clean", lang, torch=torch, device=device) + " " + t("code_ran_clean_hint", lang)
-        elif reason == "timeout":
+        elif reason == ExitReason.TIMEOUT:
             note = t("code_timeout", lang, torch=torch, device=device)
         else:
-            why = report.get("summary") or f"exit reason {reason}"
+            why = report.summary or f"exit reason {reason}"
             note = t("code_limit", lang, torch=torch, device=device, why=why.removeprefix("no error was captured: "))
         return _unlooked(lang, run, note)
     data = answer_fn(traceback_text(report), lang=lang, top=top)
@@ -72,8 +73,9 @@ def answer_from_report(report: dict[str, Any], question: CodeQuestion, answer_fn
     data.note = t("code_raised", lang, torch=torch, device=device,
                   error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
     fixes = _fix_rows(report)
-    data.verification = {"entry_id": error.get("entry_id"), "confidence": report.get("confidence"),
-                         "fixes": fixes, "summary": report.get("summary")}
+    said = report.as_json()
+    data.verification = {"entry_id": error.get("entry_id"), "confidence": said.get("confidence"),
+                         "fixes": fixes, "summary": said.get("summary")}
     data.verified_fixes = [f for f in fixes if f.get("status") == Status.FIXED and f.get("kind") == "workaround"]
     if data.matches and error.get("entry_id") == data.matches[0].id:
         status = {f["workaround"]: f["status"] for f in fixes}

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.evidence.display import Verified
 from bot.contract import ABSENT, Absent, Document
 
 
@@ -34,7 +35,7 @@ class WorkaroundItem(Document):
     evidence: int
     rate_source: str
     evidence_summary: str | None
-    verified: dict[str, Any] | None  # our own evidence's counts (bot.evidence.display.Rate.verified)
+    verified: Verified | None  # our own evidence's counts (bot.evidence.display.Rate.verified)
     refuted: bool
     scenario: str | None  # "matched", "not mentioned", or None for a general fix
     caveats: str | None
@@ -57,7 +58,7 @@ class DeadEndItem(Document):
     evidence: int | None
     rate_source: str | None
     evidence_summary: str | None
-    verified: dict[str, Any] | None
+    verified: Verified | None
     refuted: bool
     leads_to_title: str | Absent = ABSENT  # Slack: the title of the entry `leads_to` names
     on_your_code: str | Absent = ABSENT  # a code question: its status on the asker's snippet

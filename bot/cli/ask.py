@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from bot.retrieval.engine import Engine
     from bot.verify.code_question import CodeQuestion
     from bot.answer.document import AnswerDocument
+    from bot.evidence.record import Recording
+    from bot.verify.report import VerifyReport
 
 MAX_PROBLEMS_SHOWN = 5
 
@@ -177,7 +179,7 @@ def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
         # raise the failures of their kind (bot/errors.py).
         executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
         try:
-            report = executor.verify(question.code, progress, lang=lang)
+            report = executor.verify(question.code, progress, lang=lang, record=_code_recording())
         finally:
             executor.shutdown(wait=False)
         data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
@@ -191,21 +193,29 @@ def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
     return 0
 
 
-def _record_code_answer(report: dict[str, Any] | None, question: CodeQuestion, data: AnswerDocument) -> None:
-    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only); the
-    answer is recorded under the error the run raised, so an error no entry covers
-    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
-    from bot.evidence.record import ask_recording_enabled, cli_asker, record_answer, record_verification
-    from bot.verify.code_question import traceback_text
+def _code_recording() -> Recording | None:
+    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only), kept
+    on the verification path; TROUBLESHOOT_RECORD_ASK=0 records nothing (None)."""
+    from bot.evidence.record import Recording, ask_recording_enabled, cli_asker
 
-    if report is None or not ask_recording_enabled():
-        return
+    if not ask_recording_enabled():
+        return None
     try:
         asker = cli_asker()
     except Exception:  # noqa: BLE001 - recording logs its own failures
         asker = None
-    record_verification(report, question.code, surface="cli", asker=asker)
-    if report.get("reproduced"):
+    return Recording("cli", asker)
+
+
+def _record_code_answer(report: VerifyReport | None, question: CodeQuestion, data: AnswerDocument) -> None:
+    """The answer is recorded under the error the run raised, so an error no entry covers
+    becomes a coverage gap like a pasted one. TROUBLESHOOT_RECORD_ASK=0 records nothing."""
+    from bot.evidence.record import ask_recording_enabled, record_answer
+    from bot.verify.code_question import traceback_text
+
+    if report is None or not ask_recording_enabled():
+        return
+    if report.reproduced:
         record_answer(traceback_text(report), data, surface="cli")
 
 

@@ -16,6 +16,7 @@ from bot.verify.patches import registry
 if TYPE_CHECKING:
     from bot.envs import Environment
     from bot.kb.model import Entry, KnowledgeBase
+    from bot.evidence.record import Recording
     from bot.verify.kbverify import EntryResult
 
 
@@ -110,7 +111,8 @@ def verify(args: argparse.Namespace) -> int:
         kb = load_knowledge(Path(args.dir) if args.dir else None)
     except KnowledgeError as exc:
         raise InputError(f"the knowledge base has errors; run `troubleshoot kb check` ({exc})") from None
-    from bot.verify.kbverify import host_environment, select_entries, summary, verify_knowledge
+    from bot.evidence.record import Recording
+    from bot.verify.kbverify import select_entries, summary, verify_knowledge
 
     try:
         entries = select_entries(kb, args.ids)
@@ -131,9 +133,10 @@ def verify(args: argparse.Namespace) -> int:
         elif sys.stderr.isatty():
             print(f"[{done}/{total}] {result.id}", file=sys.stderr, flush=True)
 
-    results = verify_knowledge(kb, entries, progress=progress)
-    if not args.no_record:
-        _record(results, host_environment())
+    # Each repro classified as its entry is evidence, under the host's environment (kbverify.py).
+    recording = None if args.no_record else Recording("kb verify")
+    results = verify_knowledge(kb, entries, progress=progress, record=recording)
+    _say_unrecorded(recording)
     totals = summary(results)
     if args.json:
         print(json.dumps({"entries": [r.as_json() for r in results], "summary": totals}, indent=2, ensure_ascii=False))
@@ -151,25 +154,26 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
     """`kb verify --torch V1,V2`: every entry on each release; each release's outcome is
     recorded (evidence under that torch, and the entry's version table)."""
     from bot.cli.verify import local_environments, parse_versions
-    from bot.verify.kbverify import env_environment, summary, verify_entry
+    from bot.evidence.record import Recording
+    from bot.verify.kbverify import summary, verify_entry
     from bot.verify.versions import VersionTable, new_wordings, row_from
 
     args.prog = "troubleshoot kb verify --torch"  # what its errors are said under
     envs = local_environments(parse_versions(args.torch), getattr(args, "envs_dir", None))
     table = VersionTable()
+    recording = None if args.no_record else Recording("kb verify")
     per_version: dict[str, list[EntryResult]] = {e.version: [] for e in envs}
     out = []
     for entry in entries:
         rows: dict[str, dict[str, Any]] = {}
         item: dict[str, Any] = {"id": entry.id, "versions": {}}
         for env in envs:
-            result = verify_entry(entry, kb, environment=env)
+            result = verify_entry(entry, kb, environment=env, record=recording)
             per_version[env.version].append(result)
             if result.ran:
                 rows[env.version] = row_from(result, env)
                 if not args.no_record:
                     table.record(entry.id, env.version, rows[env.version])
-                    _record([result], env_environment(env))
             item["versions"][env.version] = result.as_json() | {"torch": env.torch}
         item["new_wordings"] = new_wordings(entry, rows)
         out.append(item)
@@ -177,6 +181,7 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
             print(_versions_line(entry.id, item, envs), flush=True)
         elif sys.stderr.isatty():
             print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
+    _say_unrecorded(recording)
     totals = {v: summary(rs) for v, rs in per_version.items()}
     if args.json:
         print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
@@ -221,22 +226,11 @@ def _verify_line(result: EntryResult) -> str:
     return line
 
 
-def _record(results: list[EntryResult], environment: dict[str, Any]) -> None:
-    """Each run as evidence under the host's own environment (surface "kb verify"); a
-    store failure is said once and loses no result."""
-    from bot.evidence.record import record_verification
-
-    failed = 0
-    for result in results:
-        if result.report is None or result.code is None or not result.matched:
-            continue
-        report = dict(result.report, environment=environment)
-        if record_verification(report, result.code, surface="kb verify") is None:
-            failed += 1
-    if failed:
-        print(f"troubleshoot kb verify: {failed} result(s) were not recorded as evidence (see the log); "
+def _say_unrecorded(recording: Recording | None) -> None:
+    """A store failure is said once and loses no result."""
+    if recording is not None and recording.failed:
+        print(f"troubleshoot kb verify: {recording.failed} result(s) were not recorded as evidence (see the log); "
               "--no-record skips recording", file=sys.stderr)
-
 
 
 def export(args: argparse.Namespace) -> int:

@@ -21,8 +21,11 @@ from bot.errors import ConfigurationError, InputError, NothingVerified, Unavaila
 from bot.jobs.settings import JobSettings, redact_url
 from bot.text.inputs import read_text
 
+from bot.verify.report import ExitReason, Status, VerifyReport
+
 if TYPE_CHECKING:
     from bot.envs import Environment
+    from bot.evidence.record import Recording
     from bot.jobs.remote import CeleryExecutor
     from bot.verify.report import Progress
 
@@ -51,21 +54,28 @@ def read_snippet(path: str, what: str) -> str:
     return text
 
 
-def _verified(report: dict[str, Any]) -> bool:
+def _verified(report: VerifyReport) -> bool:
     """A fix (not a dead end) fixed the error, or the snippet ran without error; on
     several releases (`--torch`), on one of them at least."""
-    if report.get("versions"):
-        return any(_verified(row) for row in report["versions"])
-    if not report.get("reproduced"):
-        return report.get("exit_reason") == "ok"
-    return any(row.get("status") == "fixed" and row.get("kind") != "dead_end" for row in report.get("fixes") or [])
+    if report.versions:
+        return any(_release_verified(row) for row in report.versions)
+    if not report.reproduced:
+        return report.exit_reason == ExitReason.OK
+    return any(row.status == Status.FIXED and row.kind != "dead_end" for row in report.fixes)
 
 
-def stop_unless_verified(report: dict[str, Any]) -> int:
+def _release_verified(row: dict[str, Any]) -> bool:
+    """The same for one release's row of a matrix (bot/verify/matrix.py: JSON rows)."""
+    if not row.get("reproduced"):
+        return row.get("exit_reason") == ExitReason.OK
+    return any(fix.get("status") == Status.FIXED and fix.get("kind") != "dead_end" for fix in row.get("fixes") or [])
+
+
+def stop_unless_verified(report: VerifyReport) -> int:
     """After the report is printed: 0 when something was verified; else NothingVerified (no
     fix worked, nothing to try, a timeout), or Unavailable when the worker was lost. The
     report said why: nothing more goes to stderr."""
-    if report.get("worker_lost"):
+    if report.worker_lost is True:
         raise Unavailable("")
     if not _verified(report):
         raise NothingVerified("")
@@ -163,12 +173,13 @@ def verify(args: argparse.Namespace) -> int:
     # with the job's time budget); --queue sends the same job to a worker. A malformed job
     # setting, a snippet over the size limit and a job that could not run raise the
     # failures of their kind (bot/errors.py).
+    recording = cli_recording(args, "cli")
     executor = None
     interrupts = _Interrupts()
     try:
         with interrupts:
             executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
-            job = executor.submit(code, progress, fixed_code=fixed)
+            job = executor.submit(code, progress, fixed_code=fixed, record=recording)
             report = job.result()
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the clean-up below is not interrupted
@@ -181,9 +192,9 @@ def verify(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.shutdown(wait=False)
-    record_cli_verification(args, report, code, surface="cli")
+    say_unrecorded(recording)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         print(format_report(report))
     return stop_unless_verified(report)
@@ -223,40 +234,15 @@ def verify_matrix(args: argparse.Namespace) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             print(f"[{done}/{total}] {stage}", file=sys.stderr, flush=True)
 
+    recording = cli_recording(args, "cli")  # each release's run is evidence of its own (under its own torch)
     report = run_matrix(code, envs, fixed_code=fixed, progress=progress, job_seconds=settings.job_seconds,
-                        info=worker_info(None, executor="local"))
-    record_matrix(args, report, code, surface="cli")
+                        info=worker_info(None, executor="local"), record=recording)
+    say_unrecorded(recording, "release(s) were")
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         print(format_matrix(report))
     return stop_unless_verified(report)
-
-
-def record_matrix(args: argparse.Namespace, report: dict[str, Any], snippet: str, surface: str) -> None:
-    """Each release's run is evidence of its own (under its own torch)."""
-    from bot.evidence.record import cli_asker, record_verification
-
-    if getattr(args, "no_record", False):
-        return
-    try:
-        asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure below
-        asker = None
-    failed = 0
-    for row in report.get("versions") or []:
-        one = dict(row, environment={**(report.get("environment") or {}), **_env_facts(row)})
-        if record_verification(one, snippet, consent=bool(getattr(args, "keep_snippet", False)), surface=surface,
-                               asker=asker) is None:
-            failed += 1
-    if failed:
-        print(f"troubleshoot verify: {failed} release(s) were not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
-
-
-def _env_facts(row: dict[str, Any]) -> dict[str, Any]:
-    env = row.get("environment") or {}
-    return {"torch": env.get("torch"), "cuda": env.get("cuda"), "python": env.get("python")}
 
 
 # --- troubleshoot verify --queue ------------------------------------------------------------------
@@ -283,8 +269,10 @@ def verify_queued(args: argparse.Namespace) -> int:
     executor = CeleryExecutor(settings)
     if getattr(args, "torch", None):
         return _queued_matrix(args, executor, code, fixed, progress)
+    # Recorded here when the report comes back, not on the worker (bot/evidence/record.py).
+    recording = cli_recording(args, "queue")
     try:  # a job that could not run raises JobError, an Unavailable
-        job = executor.submit(code, progress, fixed_code=fixed)
+        job = executor.submit(code, progress, fixed_code=fixed, record=recording)
         if not executor.workers():
             note(prog, f"no worker is online: job {job.id} waits in the queue until one starts "
                        f"(`troubleshoot worker` with REDIS_URL={redact_url(settings.redis_url)})")
@@ -292,15 +280,15 @@ def verify_queued(args: argparse.Namespace) -> int:
     except (OSError, TimeoutError) as exc:  # a broker that stopped answering mid-wait
         raise Unavailable(f"the broker at {redact_url(settings.redis_url)} stopped answering "
                           f"({type(exc).__name__}: {exc})") from None
-    record_cli_verification(args, report, code, surface="queue")  # here, not on the worker (bot/evidence/record.py)
+    say_unrecorded(recording)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         from bot.verify.report import format_report
 
         print(format_report(report))
-        if report.get("worker_lost"):
-            print(report.get("summary", "worker lost"))
+        if report.worker_lost is True:
+            print(report.summary or "worker lost")
     return stop_unless_verified(report)
 
 
@@ -311,24 +299,35 @@ def _queued_matrix(args: argparse.Namespace, executor: CeleryExecutor, code: str
 
     # An unknown release is a ConfigurationError; a job that could not run a JobError (Unavailable).
     versions = parse_versions(args.torch)
-    report = executor.verify_matrix(code, versions, progress, fixed_code=fixed)
-    record_matrix(args, report, code, surface="queue")
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_matrix(report))
+    recording = cli_recording(args, "queue")
+    report = executor.verify_matrix(code, versions, progress, fixed_code=fixed, record=recording)
+    say_unrecorded(recording, "release(s) were")
+    print(json.dumps(report.as_json(), indent=2, ensure_ascii=False) if args.json else format_matrix(report))
     return stop_unless_verified(report)
 
 
-def record_cli_verification(args: argparse.Namespace, report: dict[str, Any], snippet: str, surface: str) -> None:
-    """`troubleshoot verify` (and --queue): record unless --no-record; say so on stderr
-    when it fails."""
-    from bot.evidence.record import cli_asker, record_verification
+def cli_recording(args: argparse.Namespace, surface: str) -> Recording | None:
+    """How `troubleshoot verify` keeps its reports as evidence (bot.evidence.record.Recording):
+    under this machine's user, the snippet's text only with --keep-snippet; None with
+    --no-record (nothing is recorded)."""
+    from bot.evidence.record import Recording, cli_asker
 
     if getattr(args, "no_record", False):
-        return
+        return None
     try:
         asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure below
+    except Exception:  # noqa: BLE001 - recording reports its own failure (say_unrecorded)
         asker = None
-    if record_verification(report, snippet, consent=bool(getattr(args, "keep_snippet", False)),
-                           surface=surface, asker=asker) is None and not report.get("worker_lost"):
+    return Recording(surface, asker, consent=bool(getattr(args, "keep_snippet", False)))
+
+
+def say_unrecorded(recording: Recording | None, what: str = "") -> None:
+    """On stderr, when reports could not be stored (the log says why)."""
+    if recording is None or not recording.failed:
+        return
+    if what:
+        print(f"troubleshoot verify: {recording.failed} {what} not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+    else:
         note("troubleshoot verify", "the result was not recorded as evidence (see the log); "
                                     "--no-record skips recording")

@@ -55,7 +55,7 @@ def _drop_secrets() -> list[str]:
 def _start_presence(settings: JobSettings, info: dict[str, Any]) -> None:
     """Announce this worker in Redis while it runs (tests, health checks and
     `verify --queue` read it)."""
-    from celery import signals  # type: ignore[import-untyped]  # celery ships no type information
+    from celery import signals  # celery ships no type information (pyproject: ignore_missing_imports)
 
     from bot.jobs.state import JobState, Repeater, client_for
 

@@ -37,7 +37,8 @@ def _exists(url: str) -> bool:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return True
-    return bool(parsed.database) and parsed.database != ":memory:" and Path(parsed.database).exists()
+    database = parsed.database
+    return bool(database) and database != ":memory:" and Path(database or "").exists()
 
 
 def forget() -> None:

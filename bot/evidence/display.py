@@ -9,10 +9,25 @@ store (bot.evidence.rates.EvidenceRates, which also keeps the source answers use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from bot.kb import model as m
 from bot.text.ui import t
+
+
+class Verified(TypedDict):
+    """What our own evidence says about one item (bot.evidence.rates.Observations), as
+    answers and pages read it (a dict: it is part of the answer document's JSON)."""
+
+    runs: int  # distinct verified runs counted
+    fixed: int
+    failed: int
+    torch: list[str]  # torch versions (major.minor) of counted runs, oldest first
+    up: int  # votes on answers that listed the item first
+    down: int
+    askers_fixed: int
+    askers_failed: int
+    held: int  # failures not counted (yet)
 
 
 @dataclass(frozen=True)
@@ -20,13 +35,11 @@ class Rate:
     rate: float | None  # fix rate for a workaround (fail rate for a dead end); None when unknown
     evidence: int  # how many observations it stands for
     source: str  # short label: "prior", "verified", "votes"
-    # What our own evidence says (bot.evidence.rates): {"runs", "fixed", "failed", "torch": [versions],
-    # "up", "down"}; None when there is none.
-    verified: dict | None = None
+    verified: Verified | None = None  # what our own evidence says; None when there is none
     refuted: bool = False  # a workaround that verified runs keep refuting: shown as a dead end
 
 
-def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
+def evidence_text(verified: Verified | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
     """One line of our own evidence for an item, e.g. "fixed 14 of 15 verified runs on
     torch 2.3 to 2.13; 👍 3 👎 1 on answers"; None when there is none."""
     if not verified:
@@ -48,21 +61,22 @@ def evidence_text(verified: dict | None, lang: str = "en", *, dead_end: bool = F
     return "; ".join(parts) or None
 
 
-def measured_rate(verified: dict | None, *, dead_end: bool = False) -> float | None:
+def measured_rate(verified: Verified | None, *, dead_end: bool = False) -> float | None:
     """The rate our own evidence shows, with nothing of the prior in it: the share of
     verified runs that fixed it (failed, for a dead end), else the share of 👍 among
     the votes; None while there is neither."""
-    verified = verified or {}
+    if not verified:
+        return None
     runs = int(verified.get("runs") or 0)
     if runs:
-        return int(verified.get("failed" if dead_end else "fixed") or 0) / runs
+        return int((verified.get("failed") if dead_end else verified.get("fixed")) or 0) / runs
     up, down = int(verified.get("up") or 0), int(verified.get("down") or 0)
     if up + down and not dead_end:
         return up / (up + down)
     return None
 
 
-def rate_text(verified: dict | None, lang: str = "en", *, dead_end: bool = False) -> str:
+def rate_text(verified: Verified | None, lang: str = "en", *, dead_end: bool = False) -> str:
     """What a user reads next to an item: our measured evidence with its counts, or that
     the rate is the team's estimate and nothing has verified it yet."""
     if measured_rate(verified, dead_end=dead_end) is not None:

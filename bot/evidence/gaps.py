@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 
+from bot.store import Store
 from bot.store.models import CoverageGap
 from bot.store.models import Answer
 from bot.text.normalize import error_type_of
@@ -42,7 +44,7 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def list_gaps(store, *, limit: int | None = None, errors_only: bool = True) -> list[dict]:
+def list_gaps(store: Store, *, limit: int | None = None, errors_only: bool = True) -> list[dict[str, Any]]:
     """The gaps, most asked first (then the most recently asked); `errors_only` leaves
     out questions in words and greetings (an excerpt without an exception type or error
     words)."""
@@ -59,7 +61,7 @@ def list_gaps(store, *, limit: int | None = None, errors_only: bool = True) -> l
                                              .where(Answer.error_hash.in_(chunk)).distinct()):
                 if lang:
                     languages.setdefault(sig, set()).add(lang)
-        gaps = []
+        gaps: list[dict[str, Any]] = []
         for g in rows:
             if errors_only and not is_error_text(g.excerpt):
                 continue
@@ -79,7 +81,7 @@ class GapNotFound(LookupError):
     pass
 
 
-def find_gap(store, key: str) -> dict:
+def find_gap(store: Store, key: str) -> dict[str, Any]:
     """The gap a user names: its rank in `troubleshoot gaps` ("1"), or the start of its
     signature (at least MIN_KEY_CHARS hex digits). Raises GapNotFound, saying why."""
     key = (key or "").strip().lower()
@@ -100,7 +102,7 @@ def find_gap(store, key: str) -> dict:
     return found[0]
 
 
-def format_gaps(gaps: list[dict], *, errors_only: bool = True) -> str:
+def format_gaps(gaps: list[dict[str, Any]], *, errors_only: bool = True) -> str:
     if not gaps:
         return ("No unanswered errors recorded yet." if errors_only else "No coverage gaps recorded yet.")
     out = [f"Unanswered {'errors' if errors_only else 'questions'}, most asked first "

@@ -55,10 +55,15 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from bot.evidence.display import PriorRates, Rate, RateSource
+from bot.evidence.display import PriorRates, Rate, RateSource, Verified
 from bot.kb import model as m
 from bot.settings import get_settings
+from bot.verify.report import Status
+
+if TYPE_CHECKING:  # the store loads SQLAlchemy: only once there is one to read
+    from bot.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +72,9 @@ REFUTED_BELOW = 0.3
 REFUTED_MIN_FAILURES = 3
 MIN_FAILING_ASKERS = 3  # distinct askers whose failures it takes before failures count
 MIN_FAILING_SNIPPETS = 2  # ... and distinct snippets (one snippet passed around is one experiment)
-SUCCESS = frozenset({"fixed"})
-FAILURE = frozenset({"still_fails", "new_error"})
-NOT_COUNTED = frozenset({"not_applicable", "timeout"})
+SUCCESS = frozenset({Status.FIXED})
+FAILURE = frozenset({Status.STILL_FAILS, Status.NEW_ERROR})
+NOT_COUNTED = frozenset({Status.NOT_APPLICABLE, Status.TIMEOUT})
 SNAPSHOT_TTL_S = 30.0  # how long a long-running process (the Slack bot) reuses what it read
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
@@ -109,7 +114,7 @@ class Observations:
     def empty(self) -> bool:
         return not (self.runs or self.up or self.down)
 
-    def verified(self) -> dict:
+    def verified(self) -> Verified:
         return {"runs": self.runs, "fixed": self.fixed, "failed": self.failed,
                 "torch": sorted(self.torch, key=_version_key), "up": self.up, "down": self.down,
                 "askers_fixed": self.askers_fixed, "askers_failed": self.askers_failed, "held": self.held}
@@ -162,9 +167,10 @@ def item_rate(prior: m.Prior | None, obs: Observations | None, *, dead_end: bool
 # --- reading the store --------------------------------------------------------------------
 
 Key = tuple[str, str]  # (entry id, workaround or dead end id)
+Setup = tuple[str, str, str, str]  # (asker, snippet sha256, torch, device) of a run
 
 
-def load_observations(store) -> dict[Key, Observations]:
+def load_observations(store: Store) -> dict[Key, Observations]:
     """Everything the store knows, folded per item (one pass over outcomes and votes)."""
     # lazy: SQLAlchemy loads only once there is a store to read (answers without one show priors)
     from sqlalchemy import case, func, select
@@ -172,8 +178,8 @@ def load_observations(store) -> dict[Key, Observations]:
     from bot.store.models import Answer, Verification, VerificationOutcome, Vote
 
     found: dict[Key, Observations] = {}
-    latest: dict[Key, dict[tuple, str]] = {}
-    versions: dict[Key, dict[tuple, str | None]] = {}
+    latest: dict[Key, dict[Setup, str]] = {}
+    versions: dict[Key, dict[Setup, str | None]] = {}
     kinds: dict[Key, str] = {}
     with store.session() as session:
         rows = session.execute(
@@ -209,7 +215,7 @@ def load_observations(store) -> dict[Key, Observations]:
             obs.down += int(down or 0)
     for key, setups in latest.items():
         obs = found[key]
-        failing: dict[str, list[tuple]] = {}  # asker -> their failing setups
+        failing: dict[str, list[Setup]] = {}  # asker -> their failing setups
         fixing: set[str] = set()
         for setup, status in setups.items():
             if status in SUCCESS:
@@ -240,7 +246,7 @@ def load_observations(store) -> dict[Key, Observations]:
     return found
 
 
-def _seen(obs: Observations, minor: str | None, setup: tuple) -> None:
+def _seen(obs: Observations, minor: str | None, setup: Setup) -> None:
     if minor:
         obs.torch.add(minor)
     obs.devices.add(setup[3])
@@ -339,7 +345,7 @@ def get_rate_source() -> RateSource:
         if _source is None:
             try:
                 _source = rate_source()
-            except Exception as exc:  # a broken store must not take answers down: fall back to the priors
+            except Exception as exc:  # noqa: BLE001 - a broken store must not take answers down: priors
                 log.warning("evidence rate source unavailable (%s); showing prior rates", exc)
                 _source = PriorRates()
         return _source

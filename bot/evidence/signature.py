@@ -19,7 +19,7 @@ from bot.text.normalize import normalise_message
 
 EXCERPT_CHARS = 200
 
-_IDENTIFIERS: list[tuple[re.Pattern, str]] = [
+_IDENTIFIERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"<[@#!][^>\s]*>"), "<user>"),  # Slack's <@U123>, <#C123|name>, <!here>
     (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
     (re.compile(r"\b(?:https?|ftp|file|s3|gs)://\S+", re.IGNORECASE), "<url>"),

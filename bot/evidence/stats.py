@@ -17,6 +17,8 @@ rate; the most asked questions without a confident answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import func, select
 
 from bot.evidence.display import evidence_text, measured_rate, rate_text
@@ -25,11 +27,13 @@ from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTE
 from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
 from bot.store.models import VoteReason
+from bot.store import Store
 
 TOP_GAPS = 20
 
 
-def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bool) -> dict:
+def _item(item: m.Workaround | m.DeadEnd, prior: m.Prior | None, obs: Observations | None, *,
+          dead_end: bool) -> dict[str, Any]:
     rate = item_rate(prior, obs, dead_end=dead_end)
     obs = obs or Observations()
     refuted = False if dead_end else estimate(prior, obs).refuted
@@ -53,7 +57,10 @@ def _item(item, prior: m.Prior | None, obs: Observations | None, *, dead_end: bo
     }
 
 
-def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int], list[dict]]:
+Counts = dict[str | None, int]  # per entry id
+
+
+def _counts(store: Store) -> tuple[dict[str, int], Counts, Counts, Counts, list[dict[str, Any]]]:
     with store.session() as session:
         totals = {
             "verifications": session.scalar(select(func.count()).select_from(Verification)) or 0,
@@ -72,6 +79,7 @@ def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int]
         reproduced = dict(session.execute(select(Verification.entry_id, func.count())
                                           .where(Verification.entry_id.is_not(None), Verification.reproduced)
                                           .group_by(Verification.entry_id)).all())
+        gaps: list[dict[str, Any]]
         gaps = [{"signature": g.signature, "excerpt": g.excerpt, "count": g.count, "language": g.language,
                  "nearest_entry_id": g.nearest_entry_id,
                  "nearest_confidence": None if g.nearest_confidence is None else round(g.nearest_confidence, 3),
@@ -82,7 +90,7 @@ def _counts(store) -> tuple[dict, dict[str, int], dict[str, int], dict[str, int]
     return totals, answers, verifications, reproduced, gaps
 
 
-def build_stats(kb: m.KnowledgeBase, store) -> dict:
+def build_stats(kb: m.KnowledgeBase, store: Store | None) -> dict[str, Any]:
     """The stats document; `store` may be None (no database yet: priors only)."""
     if store is not None:
         observations = load_observations(store)
@@ -95,7 +103,8 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
         totals = dict.fromkeys(("verifications", "fix_runs", "answers", "votes", "coverage_gaps",
                                 "downvote_reasons"), 0)
         backend = None
-    entries, known = [], set()
+    entries: list[dict[str, Any]] = []
+    known: set[tuple[str, str]] = set()
     for entry in sorted(kb.entries.values(), key=lambda e: e.id):
         workarounds = []
         for w in entry.workarounds:
@@ -110,7 +119,10 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
                         "verifications": verifications.get(entry.id, 0), "reproduced": reproduced.get(entry.id, 0),
                         "workarounds": workarounds, "dead_ends": dead_ends,
                         "downvote_reasons": reasons.get(entry.id, {})})
-    own = lambda e: sum(i["runs"] + i["up"] + i["down"] for i in e["workarounds"] + e["dead_ends"])  # noqa: E731
+
+    def own(e: dict[str, Any]) -> int:
+        return sum(int(i["runs"] + i["up"] + i["down"]) for i in e["workarounds"] + e["dead_ends"])
+
     entries.sort(key=lambda e: (-own(e), -e["verifications"], -e["answers"], e["id"]))
     unknown = [{"entry_id": entry_id, "item_id": item_id, "runs": obs.runs, "fixed": obs.fixed,
                 "failed": obs.failed, "up": obs.up, "down": obs.down}
@@ -124,26 +136,26 @@ def build_stats(kb: m.KnowledgeBase, store) -> dict:
 
 # --- as text -----------------------------------------------------------------------------------
 
-def _has_evidence(entry: dict) -> bool:
+def _has_evidence(entry: dict[str, Any]) -> bool:
     return bool(entry["answers"] or entry["verifications"] or entry.get("downvote_reasons")
                 or any(i["runs"] or i["up"] or i["down"] for i in entry["workarounds"] + entry["dead_ends"]))
 
 
-def _item_line(item: dict) -> str:
+def _item_line(item: dict[str, Any]) -> str:
     """A measured percentage with its counts, or "team estimate, not yet verified": the
     prior is never printed as a percentage."""
     shown = f"{item['measured']:.0%}" if item.get("measured") is not None else "-"
     return f"    {shown:>4}  {item['id']}: {item['rate_text']}"
 
 
-def _askers_suffix(item: dict) -> str:
+def _askers_suffix(item: dict[str, Any]) -> str:
     """How many askers stand behind the figure (issue 11), where there is evidence."""
     if not (item["askers_fixed"] or item["askers_failed"] or item["not_evidence"]):
         return ""
     return f" ({_askers_text(item)})"
 
 
-def _askers_text(item: dict) -> str:
+def _askers_text(item: dict[str, Any]) -> str:
     text = f"askers: {item['askers_fixed']} fixed, {item['askers_failed']} failed"
     if item["held"]:
         text += f"; {item['held']} failure(s) held until {MIN_FAILING_ASKERS} askers report one"
@@ -156,7 +168,7 @@ REASON_WORDS = {"wrong_error": "a different error", "fix_failed": "the fix did n
                 "other": "something else"}
 
 
-def format_stats(doc: dict) -> str:
+def format_stats(doc: dict[str, Any]) -> str:
     s = doc["store"]
     out = []
     if s["backend"] is None:

@@ -20,6 +20,7 @@ from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
 from bot.jobs.verification import check_snippet, worker_info
 from bot.sandbox.warm import start_pool
+from bot.verify.report import ReportRecorder, VerifyReport
 from bot.verify.service import run_verification
 
 
@@ -32,7 +33,7 @@ class LocalJob:
         self.id = job_id
         self._future = future
 
-    def result(self, timeout: float | None = None) -> dict:
+    def result(self, timeout: float | None = None) -> VerifyReport:
         try:
             return self._future.result(timeout)
         except FutureTimeout:
@@ -65,7 +66,7 @@ class LocalExecutor:
         self.warm_pool = None
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               lang: str = "en") -> LocalJob:
+               lang: str = "en", record: ReportRecorder | None = None) -> LocalJob:
         check_snippet(code)
         if fixed_code is not None:
             check_snippet(fixed_code, "fixed version")
@@ -77,25 +78,25 @@ class LocalExecutor:
                     weakref.finalize(self, self.warm_pool.close)
         job_id = uuid.uuid4().hex
         progress("queued", 0, 0)
-        return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress, lang))
+        return LocalJob(job_id, self._pool.submit(self._run, job_id, code, fixed_code, progress, lang, record))
 
     def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               timeout: float | None = None, lang: str = "en") -> dict:
-        return self.submit(code, progress, fixed_code=fixed_code, lang=lang).result(timeout)
+               timeout: float | None = None, lang: str = "en", record: ReportRecorder | None = None) -> VerifyReport:
+        return self.submit(code, progress, fixed_code=fixed_code, lang=lang, record=record).result(timeout)
 
-    def _run(self, job_id: str, code: str, fixed_code: str | None, progress: Progress, lang: str = "en") -> dict:
+    def _run(self, job_id: str, code: str, fixed_code: str | None, progress: Progress, lang: str = "en",
+             record: ReportRecorder | None = None) -> VerifyReport:
         gpu = self._free_gpus.get() if self.gpus else None
         try:
-            report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
-                                      job_seconds=self.settings.job_seconds, runner=self._runner,
-                                      info=worker_info(gpu, executor="local"), lang=lang, pool=self.warm_pool)
+            return run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
+                                    job_seconds=self.settings.job_seconds, runner=self._runner,
+                                    info=worker_info(gpu, executor="local"), lang=lang, pool=self.warm_pool,
+                                    job={"id": job_id, "executor": self.name}, record=record)
         except Exception as exc:  # a bug in verification, not in the snippet
             raise JobFailed(f"the verification failed ({type(exc).__name__}: {exc})") from exc
         finally:
             if gpu is not None:
                 self._free_gpus.put(gpu)
-        report["job"] = {"id": job_id, "executor": self.name}
-        return report
 
     def shutdown(self, wait: bool = True) -> None:
         self._pool.shutdown(wait=wait)

@@ -25,6 +25,7 @@ from bot.jobs.settings import TASK_NAME, JobSettings, env_queue, redact_url
 from bot.jobs.state import JobState, client_for
 from bot.jobs.verification import check_snippet
 from bot.verify.matrix import combine
+from bot.verify.report import ReportRecorder, VerifyReport
 
 POLL_SECONDS = 0.1
 OUTAGE_GRACE_SECONDS = 5.0  # how long the broker may be unreachable while we wait
@@ -48,10 +49,13 @@ def _reason(exc: BaseException) -> str:
 
 
 class CeleryJob:
-    def __init__(self, executor: "CeleryExecutor", job_id: str, progress: Progress):
+    def __init__(self, executor: "CeleryExecutor", job_id: str, progress: Progress, *, code: str = "",
+                 record: ReportRecorder | None = None):
         self.id = job_id
         self._ex = executor
         self._progress = progress
+        self._code = code
+        self._record = record  # saved here, once the report is back: the worker never writes evidence
         self._cursor = 0  # progress events already passed on
         self._last_status = states.PENDING
         self._missing_since: float | None = None
@@ -60,7 +64,7 @@ class CeleryJob:
 
     # --- one look at the job -------------------------------------------------------------
 
-    def _poll(self) -> dict | None:
+    def _poll(self) -> VerifyReport | None:
         """The report when the job has ended, else None (progress passed on)."""
         backend = self._ex.app.backend
         meta = backend.get_task_meta(self.id, cache=False)
@@ -69,7 +73,7 @@ class CeleryJob:
             self._progress(event["stage"], event["done"], event["total"])
         status = meta.get("status")
         if status == states.SUCCESS:  # its events were all pushed before the result was stored
-            return meta["result"]
+            return VerifyReport.from_json(meta["result"])
         if status in states.EXCEPTION_STATES:
             return self._failure(status, meta.get("result"))
         if status == "PROGRESS":
@@ -79,7 +83,7 @@ class CeleryJob:
         self._last_status = status
         return None
 
-    def _failure(self, status: str, exc) -> dict:
+    def _failure(self, status: str, exc) -> VerifyReport:
         name = type(exc).__name__
         if isinstance(exc, WorkerLostError) or name == "WorkerLostError":
             return worker_lost_report(self.id, _reason(exc), worker=self._last_beat, starts=self._starts())
@@ -118,7 +122,7 @@ class CeleryJob:
 
     # --- waiting ----------------------------------------------------------------------------
 
-    def result(self, timeout: float | None = None) -> dict:
+    def result(self, timeout: float | None = None) -> VerifyReport:
         start = time.monotonic()
         outage_since: float | None = None
         while True:
@@ -135,7 +139,12 @@ class CeleryJob:
                         "worker, but its report cannot be fetched until the queue is back.") from exc
                 report = None
             if report is not None:
-                report.setdefault("job", {}).setdefault("id", self.id)
+                if not isinstance(report.job, dict):
+                    report.job = {}
+                report.job.setdefault("id", self.id)
+                if self._record is not None:
+                    record, self._record = self._record, None  # a second result() records nothing again
+                    record.save(report, self._code)
                 return report
             if timeout is not None and time.monotonic() - start >= timeout:
                 self._give_up()
@@ -180,7 +189,7 @@ class CeleryExecutor:
             "fix verification is unavailable until it is back (answers still work)")
 
     def submit(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               lang: str = "en", torch: str | None = None) -> CeleryJob:
+               lang: str = "en", torch: str | None = None, record: ReportRecorder | None = None) -> CeleryJob:
         """`torch`: run on that torch environment: the job goes to its queue, which only
         workers holding it listen on (see `environments`)."""
         check_snippet(code)
@@ -194,13 +203,13 @@ class CeleryExecutor:
             self.app.send_task(TASK_NAME, args=[code], kwargs=kwargs, task_id=job_id, queue=env_queue(torch))
         except BROKER_ERRORS as exc:
             raise self._unavailable(exc) from exc
-        job = CeleryJob(self, job_id, progress or (lambda *a: None))
+        job = CeleryJob(self, job_id, progress or (lambda *a: None), code=code, record=record)
         job._progress("queued", 0, 0)
         return job
 
     def verify(self, code: str, progress: Progress | None = None, *, fixed_code: str | None = None,
-               timeout: float | None = None, lang: str = "en") -> dict:
-        job = self.submit(code, progress, fixed_code=fixed_code, lang=lang)
+               timeout: float | None = None, lang: str = "en", record: ReportRecorder | None = None) -> VerifyReport:
+        job = self.submit(code, progress, fixed_code=fixed_code, lang=lang, record=record)
         return job.result(self.settings.wait_seconds if timeout is None else timeout)
 
     def environments(self) -> dict[str, list[str]]:
@@ -214,10 +223,12 @@ class CeleryExecutor:
         return out
 
     def verify_matrix(self, code: str, versions: list[str], progress: Progress | None = None, *,
-                      fixed_code: str | None = None, timeout: float | None = None, lang: str = "en") -> dict:
+                      fixed_code: str | None = None, timeout: float | None = None, lang: str = "en",
+                      record: ReportRecorder | None = None) -> VerifyReport:
         """The snippet on each torch release, each job on a worker holding that release
         (all submitted at once, so different workers run them side by side); a release no
-        online worker holds is refused first, naming those that are held."""
+        online worker holds is refused first, naming those that are held. With `record`,
+        each release's report is evidence of its own."""
 
         held = self.environments()
         missing = [v for v in versions if v not in held]
@@ -228,7 +239,7 @@ class CeleryExecutor:
         for version in versions:
             def step(stage: str, done: int, total: int, _v=version) -> None:
                 progress(f"torch {_v}: {stage}", done, total)
-            jobs.append(self.submit(code, step, fixed_code=fixed_code, lang=lang, torch=version))
+            jobs.append(self.submit(code, step, fixed_code=fixed_code, lang=lang, torch=version, record=record))
         wait = self.settings.wait_seconds if timeout is None else timeout
         return combine([job.result(wait) for job in jobs])
 

@@ -6,28 +6,23 @@ report, so the bot and the CLI show them like any other, and say what happened i
 from __future__ import annotations
 
 from bot.jobs.settings import JobSettings
+from bot.verify.report import ExitReason, VerifyReport
 
 
-def _empty(exit_reason: str, summary: str, worker: dict | None) -> dict:
-    return {
-        "reproduced": False,
-        "exit_reason": exit_reason,
-        "output": "",
-        "error": None,
-        "environment": {"worker": worker or {}},
-        "fixes": [],
-        "summary": summary,
-    }
+def _empty(exit_reason: ExitReason, summary: str, worker: dict | None) -> VerifyReport:
+    return VerifyReport(reproduced=False, exit_reason=exit_reason, output="", error=None,
+                        environment={"worker": worker or {}}, fixes=[], summary=summary)
 
 
-def worker_lost_report(job_id: str, detail: str, *, worker: dict | None = None, starts: int | None = None) -> dict:
+def worker_lost_report(job_id: str, detail: str, *, worker: dict | None = None,
+                       starts: int | None = None) -> VerifyReport:
     tries = f" It was started {starts} time(s) and is not started again." if starts else ""
-    report = _empty("killed", f"worker lost: {detail.rstrip('.')}.{tries}", worker)
-    report["worker_lost"] = True
-    report["job"] = {"id": job_id, "executor": "celery", "attempt": starts}
+    report = _empty(ExitReason.KILLED, f"worker lost: {detail.rstrip('.')}.{tries}", worker)
+    report.worker_lost = True
+    report.job = {"id": job_id, "executor": "celery", "attempt": starts}
     return report
 
 
-def over_time_report(settings: JobSettings, worker: dict | None) -> dict:
-    return _empty("timeout", f"the job went over its time limit ({settings.soft_time_limit:g} s; "
+def over_time_report(settings: JobSettings, worker: dict | None) -> VerifyReport:
+    return _empty(ExitReason.TIMEOUT, f"the job went over its time limit ({settings.soft_time_limit:g} s; "
                              f"its sandbox runs had {settings.job_seconds:g} s in all)", worker)

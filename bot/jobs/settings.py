@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.settings import SettingsError, get_settings, settings_from
@@ -102,7 +103,7 @@ class JobSettings:
     def check(self) -> None:
         chain = [("job budget (sandbox deadline)", self.job_seconds), ("soft time limit", self.soft_time_limit),
                  ("hard time limit", self.time_limit), ("visibility timeout", self.visibility_timeout)]
-        for (a, va), (b, vb) in zip(chain, chain[1:]):
+        for (a, va), (b, vb) in pairwise(chain):
             if not va < vb:
                 raise ConfigError(f"time limits out of order: {a} ({va:g} s) must be below {b} ({vb:g} s)")
         if self.result_expires <= self.visibility_timeout:

@@ -122,8 +122,8 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
                                       pool=WorkerConfig.pool)
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
-    report["job"] = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}
-    return report
+    report.job = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}
+    return report.as_json()  # Celery's result backend holds JSON; the submitter reads it back (remote.py)
 
 
 def register(app, settings: JobSettings) -> None:

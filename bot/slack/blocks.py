@@ -20,6 +20,7 @@ from slack_sdk.models.views import View
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
 from bot.text.scripts import UNSPACED
+from bot.verify.report import Status
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
@@ -608,11 +609,11 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
             line += f" _({t('dead_end_tag', lang)})_"
         if cost:
             line += f" ({', '.join(cost)})"
-        if status in ("new_error", "still_fails") and fix.get("error"):
+        if status in (Status.NEW_ERROR, Status.STILL_FAILS) and fix.get("error"):
             fix_err = fix["error"]
             desc = fix_err.get("type", "") if isinstance(fix_err, dict) else str(fix_err)
             line += f" `{escape(desc[:150])}`"
-        if status == "fixed" or fix.get("kind") != "dead_end":
+        if status == Status.FIXED or fix.get("kind") != "dead_end":
             line += _diff_text(fix.get("diff"))
         blocks += sections(line)
         summary.append(f"{tidy(name)}: {status_word(status, lang)}")
@@ -632,7 +633,7 @@ def verification_done_notice(lang: str, user: str, result: dict, *, titles: dict
     """A new message in the thread (an edit notifies nobody) that mentions the asker."""
     titles = titles or {}
     fixed = [tidy(f.get("title") or titles.get(f.get("workaround")) or f.get("workaround") or "?")
-             for f in result.get("fixes") or [] if f.get("status") == "fixed" and f.get("kind") != "dead_end"]
+             for f in result.get("fixes") or [] if f.get("status") == Status.FIXED and f.get("kind") != "dead_end"]
     if not result.get("reproduced"):
         outcome = t("not_reproduced", lang)
     elif fixed:

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from bot.text.lang import detect_language
+from bot.verify.report import ErrorInfo, VerifyReport
 
 MAX_PROSE_LINES = 8  # the asker's words around unfenced code, at either end
 MAX_CODE_CHARS = 50_000
@@ -33,7 +34,8 @@ _PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?|In \[\d+\]: ?)")
 # Error text: what makes a paste an error question rather than a code question.
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]*\", line \d+|"
                         r"^\s*Cell In\[\d+\], line \d+|<ipython-input-[^>]*> in ", re.MULTILINE)
-_ERROR_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt|Warning)"
+_ERROR_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?"
+                         r"(?:Error|Exception|Exit|Interrupt|Warning)"
                          r"\b(?:[ \t]*:[ \t]*\S|[ \t]*$)", re.MULTILINE)
 _CRASH_LINE = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Segmentation fault|Bus error|Killed|Aborted|"
                          r"Floating point exception|Illegal instruction)\b.*$", re.MULTILINE | re.IGNORECASE)
@@ -223,12 +225,12 @@ def device_text(env: dict | None) -> str:
     return "CPU"
 
 
-def traceback_text(report: dict) -> str:
+def traceback_text(report: VerifyReport) -> str:
     """What the answer looks up: the traceback the run printed (its frames tell whose
     error it is), or the error line the sandbox captured."""
-    error = report.get("error") or {}
-    line = f"{error.get('type')}: {error.get('message')}" if error.get("type") else (error.get("message") or "")
-    output = report.get("output") or ""
+    error = report.error or ErrorInfo(type=None, message=None, entry_id=None)
+    line = f"{error.type}: {error.message}" if error.type else (error.message or "")
+    output = report.output or ""
     start = output.find("Traceback (most recent call last)")
     if start < 0:
         return line
@@ -236,14 +238,16 @@ def traceback_text(report: dict) -> str:
     if len(tb) > TRACEBACK_CHARS:
         tb = tb[-TRACEBACK_CHARS:]
     # The sandbox's captured message is the truth; a traceback cut short still ends with it.
-    return tb if (error.get("message") or "")[:80] in tb else tb.rstrip("\n") + "\n" + line
+    return tb if (error.message or "")[:80] in tb else tb.rstrip("\n") + "\n" + line
 
 
-def run_summary(report: dict) -> dict:
-    env = report.get("environment") or {}
-    error = report.get("error") or None
-    return {"ran": True, "exit_reason": report.get("exit_reason"), "torch": env.get("torch"),
-            "device": device_text(env), "seconds": report.get("seconds"),
+def run_summary(report: VerifyReport) -> dict:
+    """The answer document's `run` (JSON: the answer is stored and rendered as such)."""
+    data = report.as_json()
+    env = data.get("environment") or {}
+    error = data.get("error") or None
+    return {"ran": True, "exit_reason": data.get("exit_reason"), "torch": env.get("torch"),
+            "device": device_text(env), "seconds": data.get("seconds"),
             "error": None if not error else {"type": error.get("type"), "message": error.get("message"),
                                              "entry_id": error.get("entry_id")},
-            "snippet_line": report.get("snippet_line")}
+            "snippet_line": data.get("snippet_line")}

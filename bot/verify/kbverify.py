@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Any, Callable
 
 from bot.kb.model import Entry, KnowledgeBase
 from bot.sandbox.warm import ZygotePool, start_pool
+from bot.verify.report import ReportRecorder, Status, VerifyReport
 from bot.verify.service import run_verification
 from bot.verify.verify import Runner
 
@@ -43,7 +44,7 @@ class EntryResult:
     failures: list[str] = field(default_factory=list)  # claims that did not hold, in words
     note: str | None = None  # why it was not run, or what was not tested
     seconds: float | None = None
-    report: dict | None = field(default=None, repr=False)  # the verification report (for evidence)
+    report: VerifyReport | None = field(default=None, repr=False)  # the verification report
     code: str | None = field(default=None, repr=False)  # the repro that ran
 
     def as_json(self) -> dict:
@@ -68,37 +69,37 @@ def host_environment() -> dict:
     return {"torch": torch, "python": platform.python_version(), "device": "cpu", "source": "kb verify"}
 
 
-def _judge(entry: Entry, report: dict, result: EntryResult) -> None:
+def _judge(entry: Entry, report: VerifyReport, result: EntryResult) -> None:
     """Fill `result` from a verification report of the entry's repro."""
     kb_entry_id = entry.id
-    result.reproduced = bool(report.get("reproduced"))
-    error = report.get("error") or None
-    result.error = {"type": error.get("type"), "message": (error.get("message") or "")[:500],
-                    "entry_id": error.get("entry_id")} if error else None
+    result.reproduced = bool(report.reproduced)
+    error = report.error
+    result.error = {"type": error.type, "message": (error.message or "")[:500],
+                    "entry_id": error.entry_id} if error else None
     if entry.repro.not_reproducible is not None:
         # The entry says its error no longer raises here (or only in a place verification
         # cannot see, such as a child process): check that this entry's error does not.
         # Another error (the generic one the main process sees) is consistent with that.
-        if result.reproduced and error and error.get("entry_id") == kb_entry_id:
+        if result.reproduced and error and error.entry_id == kb_entry_id:
             result.failures.append("the repro is marked not_reproducible but raised "
-                                   f"{error.get('type')}: {(error.get('message') or '')[:120]}")
+                                   f"{error.type}: {(error.message or '')[:120]}")
         return
     if not result.reproduced:
-        result.failures.append(f"did not reproduce: {report.get('summary') or report.get('exit_reason')}")
+        result.failures.append(f"did not reproduce: {report.summary or report.exit_reason}")
         return
-    result.matched = bool(error) and error.get("entry_id") == kb_entry_id
-    if not result.matched:
-        result.failures.append(f"classified as {error.get('entry_id') or 'no entry'}, not {kb_entry_id}")
+    result.matched = error is not None and error.entry_id == kb_entry_id
+    if error is None or not result.matched:
+        result.failures.append(f"classified as {(error.entry_id if error else None) or 'no entry'}, not {kb_entry_id}")
         return
     items = {w.id: w for w in entry.workarounds} | {d.id: d for d in entry.dead_ends}
-    for row in report.get("fixes") or []:
+    for row in (fix.as_json() for fix in report.fixes):  # the rows kb verify --json shows
         item = items.get(row.get("workaround"))
         status = row.get("status")
         if row.get("kind") == "workaround":
             result.fixes.append({"workaround": row["workaround"], "patch": row.get("patch"), "status": status})
-            if status == "not_applicable" and item is not None and item.applies_when:
+            if status == Status.NOT_APPLICABLE and item is not None and item.applies_when:
                 continue  # a scenario-specific fix: the general repro need not contain its scenario
-            if status != "fixed":
+            if status != Status.FIXED:
                 result.failures.append(f"workaround {row['workaround']} ({row.get('patch')}): {_said(row)}")
         elif row.get("kind") == "dead_end":
             result.dead_ends.append({"id": row["workaround"], "patch": row.get("patch"), "status": status,
@@ -112,11 +113,11 @@ def _judge(entry: Entry, report: dict, result: EntryResult) -> None:
 
 def _said(row: dict) -> str:
     status = row.get("status")
-    if status == "fixed":
+    if status == Status.FIXED:
         return "it ran without an error"
-    if status == "not_applicable":
+    if status == Status.NOT_APPLICABLE:
         return f"the patch did not apply ({row.get('reason')})"
-    if status in ("still_fails", "new_error"):
+    if status in (Status.STILL_FAILS, Status.NEW_ERROR):
         err = row.get("error") or {}
         what = row.get("new_entry_id") or f"{err.get('type')}: {(err.get('message') or '')[:100]}"
         return f"{status} ({what})"
@@ -124,8 +125,10 @@ def _said(row: dict) -> str:
 
 
 def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = None,
-                 environment=None, pool: ZygotePool | None = None) -> EntryResult:
-    """`environment`: a torch environment (bot.envs) to run on instead of the worker's own torch."""
+                 environment=None, pool: ZygotePool | None = None, record: ReportRecorder | None = None) -> EntryResult:
+    """`environment`: a torch environment (bot.envs) to run on instead of the worker's own torch.
+    `record`: a repro classified as its entry is evidence, under the host's environment
+    (what it mounted, not what the run said about itself)."""
     repro = entry.repro
     result = EntryResult(id=entry.id, reproduce=repro.runs_on if repro else None)
     if repro is None:
@@ -141,6 +144,9 @@ def verify_entry(entry: Entry, kb: KnowledgeBase, *, runner: Runner | None = Non
     result.ran = True
     result.report, result.code = report, repro.code
     _judge(entry, report, result)
+    if record is not None and result.matched:
+        where = env_environment(environment) if environment is not None else host_environment()
+        record.save(replace(report, environment=where), repro.code)
     return result
 
 
@@ -163,7 +169,7 @@ def select_entries(kb: KnowledgeBase, ids: list[str]) -> list[Entry]:
 
 def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner | None = None,
                      progress: Callable[[EntryResult, int, int], None] | None = None,
-                     environment=None) -> list[EntryResult]:
+                     environment=None, record: ReportRecorder | None = None) -> list[EntryResult]:
     results = []
     # The next entry's warm sandbox starts while this one runs (one zygote per entry,
     # never shared between two entries).
@@ -171,7 +177,7 @@ def verify_knowledge(kb: KnowledgeBase, entries: list[Entry], *, runner: Runner 
         if runner is None else None
     try:
         for n, entry in enumerate(entries, 1):
-            result = verify_entry(entry, kb, runner=runner, environment=environment, pool=pool)
+            result = verify_entry(entry, kb, runner=runner, environment=environment, pool=pool, record=record)
             results.append(result)
             if progress is not None:
                 progress(result, n, len(entries))

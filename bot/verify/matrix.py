@@ -5,24 +5,29 @@ that release's environment mounted in the sandbox), so each column is a complete
 report of its own; `combine` puts them together:
 
     report = combine([report_on_2_9_1, report_on_2_13_0])
-    report["versions"] == [{"environment": {"torch": "2.9.1", ...}, "reproduced": ...,
+    report.versions == [{"environment": {"torch": "2.9.1", ...}, "reproduced": ...,
                             "error": ..., "fixes": [...]}, ...]
 
 The top level stays the report of the first release asked for (so every reader of a
 plain `verify --json` report can read this one), plus "versions" and "matrix" (per
-fix, its status on each release) and a summary across releases.
+fix, its status on each release) and a summary across releases. The columns are the
+releases' reports in their JSON form (the contract's "versions" rows).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
+from bot.contract import Absent
+from bot.verify.report import ReportRecorder, Status, VerifyReport
 from bot.verify.service import Progress, run_verification
 
 VERSION_KEYS = ("reproduced", "exit_reason", "error", "fixes", "confidence", "summary", "seconds",
                 "peak_memory_bytes", "entry_title", "snippet_line", "notes")
-SHORT = {"fixed": "fixed", "still_fails": "same error", "new_error": "other error", "not_applicable": "n/a",
-         "timeout": "time limit"}
+SHORT = {Status.FIXED: "fixed", Status.STILL_FAILS: "same error", Status.NEW_ERROR: "other error",
+         Status.NOT_APPLICABLE: "n/a", Status.TIMEOUT: "time limit"}
+FAILED = (Status.STILL_FAILS, Status.NEW_ERROR, Status.TIMEOUT)
 
 
 def environment_of(report: dict) -> dict:
@@ -36,11 +41,12 @@ def environment_of(report: dict) -> dict:
             "worker": (env.get("worker") or {}).get("name") or (env.get("worker") or {}).get("hostname")}
 
 
-def version_row(report: dict) -> dict:
-    row = {"environment": environment_of(report)}
+def version_row(report: VerifyReport) -> dict:
+    data = report.as_json()
+    row = {"environment": environment_of(data)}
     for key in VERSION_KEYS:
-        if key in report:
-            row[key] = report[key]
+        if key in data:
+            row[key] = data[key]
     return row
 
 
@@ -73,13 +79,13 @@ def _message(error: dict | None) -> str:
 
 def summarize(rows: list[dict], matrix: list[dict]) -> str:
     labels = [_label(r["environment"]) for r in rows]
-    repro = [lab for lab, r in zip(labels, rows) if r.get("reproduced")]
-    not_repro = [lab for lab, r in zip(labels, rows) if not r.get("reproduced")]
+    repro = [lab for lab, r in zip(labels, rows, strict=True) if r.get("reproduced")]
+    not_repro = [lab for lab, r in zip(labels, rows, strict=True) if not r.get("reproduced")]
     parts = []
     if not repro:
         parts.append(f"Does not reproduce on torch {', '.join(labels)}.")
     else:
-        errors = {lab: r.get("error") or {} for lab, r in zip(labels, rows) if r.get("reproduced")}
+        errors = {lab: r.get("error") or {} for lab, r in zip(labels, rows, strict=True) if r.get("reproduced")}
         kinds = {(e.get("type"), e.get("entry_id")) for e in errors.values()}
         if len(kinds) == 1:
             etype, entry = next(iter(kinds))
@@ -92,8 +98,8 @@ def summarize(rows: list[dict], matrix: list[dict]) -> str:
         if len({_message(e) for e in errors.values()}) > 1:
             parts.append("The error's wording differs between releases.")
     for fix in matrix:
-        held = [lab for lab, st in fix["status"].items() if st == "fixed"]
-        failed = [lab for lab, st in fix["status"].items() if st in ("still_fails", "new_error", "timeout")]
+        held = [lab for lab, st in fix["status"].items() if st == Status.FIXED]
+        failed = [lab for lab, st in fix["status"].items() if st in FAILED]
         name = fix.get("patch") or fix["workaround"]
         if held and failed:
             parts.append(f"{name} holds on {', '.join(held)} but not on {', '.join(failed)}.")
@@ -104,26 +110,23 @@ def summarize(rows: list[dict], matrix: list[dict]) -> str:
     return " ".join(parts)
 
 
-def combine(reports: list[dict]) -> dict:
+def combine(reports: list[VerifyReport]) -> VerifyReport:
     """One report from the reports of the same snippet on several releases (in the order
     asked for): the first one's fields, plus versions, matrix and a summary across them."""
     if not reports:
         raise ValueError("no reports to combine")
     rows = [version_row(r) for r in reports]
     matrix = fix_matrix(rows)
-    out: dict[str, Any] = dict(reports[0])
-    out["versions"] = rows
-    out["matrix"] = matrix
-    out["version_summary"] = summarize(rows, matrix)
-    return out
+    return replace(reports[0], versions=rows, matrix=matrix, version_summary=summarize(rows, matrix))
 
 
 def run_matrix(code: str, environments: list, *, fixed_code: str | None = None, gpu: str | None = None,
                progress: Progress | None = None, job_seconds: float | None = None,
                runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
-               kb=None) -> dict:
+               kb=None, record: ReportRecorder | None = None) -> VerifyReport:
     """Verify `code` (and `fixed_code`) on each environment in turn (each with the job's
-    whole time budget) and combine the reports."""
+    whole time budget) and combine the reports. With `record`, each release's report is
+    evidence of its own (under its own torch)."""
     reports = []
     for env in environments:
         def step(stage: str, done: int, total: int, _v=env.version) -> None:
@@ -131,13 +134,13 @@ def run_matrix(code: str, environments: list, *, fixed_code: str | None = None, 
                 progress(f"torch {_v}: {stage}", done, total)
 
         reports.append(run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=step, job_seconds=job_seconds,
-                                        runner=runner, info=info, lang=lang, kb=kb, environment=env))
+                                        runner=runner, info=info, lang=lang, kb=kb, environment=env, record=record))
     return combine(reports)
 
 
-def format_matrix(report: dict) -> str:
+def format_matrix(report: VerifyReport) -> str:
     """The text form: a table with a row per fix and a column per release."""
-    rows = report.get("versions") or []
+    rows = [] if isinstance(report.versions, Absent) else report.versions
     labels = [_label(r["environment"]) for r in rows]
     table: list[tuple[str, ...]] = []
     header = ("", *[f"torch {lab}" for lab in labels])
@@ -145,26 +148,27 @@ def format_matrix(report: dict) -> str:
     for r in rows:
         if r.get("reproduced"):
             err = r.get("error") or {}
-            orig.append(f"{err.get('type')}" + (f" ({err.get('entry_id').split('/')[-1]})" if err.get("entry_id") else ""))
+            entry = f" ({err['entry_id'].split('/')[-1]})" if err.get("entry_id") else ""
+            orig.append(f"{err.get('type')}{entry}")
         else:
             orig.append(f"no error ({r.get('exit_reason')})")
     table.append(("original", *orig))
-    for fix in report.get("matrix") or []:
+    for fix in [] if isinstance(report.matrix, Absent) else report.matrix:
         name = fix.get("patch") or fix["workaround"]
         if fix.get("kind") == "dead_end":
             name += " (dead end)"
         table.append((name, *[SHORT.get(fix["status"].get(lab), "-") if fix["status"].get(lab) else "-"
                               for lab in labels]))
     widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
-    out = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in [header, *table]]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in [header, *table]]
     out.append("")
-    for r, lab in zip(rows, labels):
+    for r, lab in zip(rows, labels, strict=True):
         env = r["environment"]
         err = r.get("error") or {}
         where = f"torch {env.get('torch')} ({'CUDA ' + env['cuda'] if env.get('cuda') else 'CPU build'})"
         said = f"{err.get('type')}: {_message(err)[:200]}" if r.get("reproduced") else (r.get("summary") or "")[:200]
         out.append(f"{lab}: {where}: {said}")
-    if report.get("version_summary"):
+    if isinstance(report.version_summary, str) and report.version_summary:
         out.append("")
-        out.append("Summary: " + report["version_summary"])
+        out.append("Summary: " + report.version_summary)
     return "\n".join(out)

@@ -1,13 +1,16 @@
 """The verification report (`troubleshoot verify --json`): its typed model (VerifyReport,
-FixRow), the status of each fix, the progress callback every executor and surface passes
-through, and the report's human-readable form (`troubleshoot verify` without --json)."""
+FixRow), the status of each fix and the exit reason of a run (StrEnums: the JSON carries
+their values), the progress callback every executor and surface passes through, the
+recorder a surface hands to the one verification path (`ReportRecorder`, see
+bot/verify/service.py), and the report's human-readable form (`troubleshoot verify`
+without --json)."""
 
 from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from bot.contract import ABSENT, Absent, Document
 from bot.sandbox.limits import format_bytes
@@ -26,8 +29,19 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
 
 
-STATUSES = tuple(status.value for status in Status)
-EXIT_REASONS = ("ok", "error", "timeout", "memory", "output_limit", "killed")
+class ExitReason(StrEnum):
+    """How a run ended (bot.sandbox's exit reasons); the report's JSON carries the value."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    OUTPUT_LIMIT = "output_limit"
+    KILLED = "killed"
+
+
+def _exit_reason(value: ExitReason | str | None) -> ExitReason | None:
+    return None if value is None else ExitReason(value)
 
 
 @dataclass
@@ -47,7 +61,7 @@ class FixRow(Document):
     run's fields)."""
 
     workaround: str  # the workaround's or dead end's id in the entry, or "user-fixed"
-    status: str  # a Status value
+    status: Status
     error: ErrorInfo | None
     seconds: float | None
     peak_memory_bytes: int | None
@@ -58,7 +72,7 @@ class FixRow(Document):
     reason: str | Absent = ABSENT  # not applied: why
     note: str | Absent = ABSENT  # applied: what the patch changed
     diff: str | Absent = ABSENT  # applied (not the asker's own version): the unified diff
-    exit_reason: str | None | Absent = ABSENT
+    exit_reason: ExitReason | None | Absent = ABSENT
     reads_own_source: bool | Absent = ABSENT
     peak_gpu_memory_bytes: int | None | Absent = ABSENT
     memory_change: float | None | Absent = ABSENT  # percent against the original run
@@ -67,20 +81,26 @@ class FixRow(Document):
     new_entry_id: str | None | Absent = ABSENT  # ended in an error: the entry it was classified as
     as_expected: bool | None | Absent = ABSENT  # does the run agree with the knowledge base?
 
+    def __post_init__(self) -> None:
+        # from_json (a worker's report, the store) hands over the JSON's strings
+        self.status = Status(self.status)
+        if not isinstance(self.exit_reason, Absent):
+            self.exit_reason = _exit_reason(self.exit_reason)
+
 
 @dataclass
 class VerifyReport(Document):
     """The whole report. The first six keys are the contract every report has (also one
     made for a lost worker or a job over its time, bot/jobs/reports.py); the run's
     measurements follow, then what the answer and the evidence store use, then what the
-    executors and the version matrix add (notes, worker_lost, versions, matrix,
-    version_summary, job)."""
+    executors and the version matrix add (notes, worker_lost, job, versions, matrix,
+    version_summary)."""
 
     reproduced: bool
-    exit_reason: str | None  # one of EXIT_REASONS
+    exit_reason: ExitReason | None
     output: str
     error: ErrorInfo | None
-    environment: dict
+    environment: dict[str, Any]
     fixes: list[FixRow] = field(default_factory=list)
     confidence: float | Absent = ABSENT
     output_truncated: bool | Absent = ABSENT
@@ -98,91 +118,113 @@ class VerifyReport(Document):
     summary: str | Absent = ABSENT
     notes: list[str] | Absent = ABSENT  # bot/verify/service.py: runs the job's budget left out
     worker_lost: bool | Absent = ABSENT  # bot/jobs: the worker died mid-job
-    versions: list[dict] | Absent = ABSENT  # bot/verify/matrix.py: one row per torch release
-    matrix: list[dict] | Absent = ABSENT
+    job: dict[str, Any] | Absent = ABSENT  # bot/jobs: the job's id and executor
+    # bot/verify/matrix.py (after `job`: a matrix is combined from the executors' reports)
+    versions: list[dict[str, Any]] | Absent = ABSENT  # one row per torch release
+    matrix: list[dict[str, Any]] | Absent = ABSENT
     version_summary: str | Absent = ABSENT
-    job: dict | Absent = ABSENT  # bot/jobs: the job's id and executor
+
+    def __post_init__(self) -> None:
+        self.exit_reason = _exit_reason(self.exit_reason)
+
+    def add_note(self, note: str) -> None:
+        if isinstance(self.notes, Absent):
+            self.notes = []
+        self.notes.append(note)
+
+
+class ReportRecorder(Protocol):
+    """Records a finished report as evidence (bot.evidence.record.Recording is the one
+    the surfaces use; verify/ sits below evidence/ and knows only this protocol)."""
+
+    def save(self, report: VerifyReport, snippet: str) -> int | None: ...
+
 
 KINDS = {"workaround": "fix", "dead_end": "dead end", "user": "yours"}
 RESULT_WIDTH = 28
 
 
-def _bytes(n: int | None) -> str:
-    return format_bytes(n) if n else "-"
+def _bytes(n: int | None | Absent) -> str:
+    return format_bytes(n) if isinstance(n, int) and n else "-"
 
 
-def _seconds(s: float | None) -> str:
-    return "-" if s is None else f"{s:.2f} s"
+def _seconds(s: float | None | Absent) -> str:
+    return "-" if s is None or isinstance(s, Absent) else f"{s:.2f} s"
 
 
-def _short(text: str | None, width: int) -> str:
-    text = " ".join((text or "").split())
+def _short(given: str | None | Absent, width: int) -> str:
+    text = " ".join(given.split()) if isinstance(given, str) else ""
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _result(row: dict) -> str:
-    status = row["status"]
-    if status == "fixed":
+def _result(row: FixRow) -> str:
+    if row.status == Status.FIXED:
         return "runs without error"
-    if status == "still_fails":
+    if row.status == Status.STILL_FAILS:
         return "same error"
-    if status == "new_error":
-        error = row.get("error") or {}
-        return row.get("new_entry_id") or f"{error.get('type')}: {error.get('message')}"
-    if status == "timeout":
+    if row.status == Status.NEW_ERROR:
+        if isinstance(row.new_entry_id, str) and row.new_entry_id:
+            return row.new_entry_id
+        error = row.error
+        return f"{error.type if error else None}: {error.message if error else None}"
+    if row.status == Status.TIMEOUT:
         return "time limit"
     return "could not apply"
 
 
-def format_report(report: dict) -> str:
+def format_report(report: VerifyReport) -> str:
     out: list[str] = []
-    env = report.get("environment") or {}
+    env = report.environment or {}
     cuda = env.get("device_name") or ("CUDA available" if env.get("cuda_available") else "no CUDA")
     if env.get("torch") or env.get("python"):
         where = f"torch {env.get('torch') or '?'}, python {env.get('python') or '?'}, {cuda}"
     else:  # a run that was stopped (time limit, killed) before it said where it ran
         where = "environment not known: the run ended before reporting it"
-    error = report.get("error")
-    timing = f"{_seconds(report.get('seconds'))}, peak memory {_bytes(report.get('peak_memory_bytes'))}"
-    if report.get("reproduced") and error:
-        out.append(f"Original run: {error['type']} ({timing}; {where})")
-        out.extend("  " + line for line in textwrap.wrap(_short(error["message"], 600), 100))
-        if error.get("entry_id"):
-            title = report.get("entry_title")
-            out.append(f"Matched: {error['entry_id']}" + (f" - {title}" if title else "")
-                       + f" (confidence {report.get('confidence', 0):.2f})")
+    error = report.error
+    timing = f"{_seconds(report.seconds)}, peak memory {_bytes(report.peak_memory_bytes)}"
+    if report.reproduced and error:
+        out.append(f"Original run: {error.type} ({timing}; {where})")
+        out.extend("  " + line for line in textwrap.wrap(_short(error.message, 600), 100))
+        if error.entry_id:
+            title = report.entry_title
+            confidence = 0 if isinstance(report.confidence, Absent) else report.confidence
+            out.append(f"Matched: {error.entry_id}" + (f" - {title}" if title else "")
+                       + f" (confidence {confidence:.2f})")
         else:
             out.append("Matched: no known entry")
     else:
-        out.append(f"Original run: {report.get('exit_reason')} ({timing}; {where})")
-        tail = (report.get("output") or "").strip().splitlines()[-10:]
+        out.append(f"Original run: {report.exit_reason} ({timing}; {where})")
+        tail = (report.output or "").strip().splitlines()[-10:]
         if tail:
             out.append("Output (last lines):")
             out.extend("  " + _short(line, 160) for line in tail)
-    fixes = report.get("fixes") or []
+    fixes = report.fixes
     if fixes:
         out.append("")
         out.append(f"Fixes tried ({len(fixes)}):")
         headers = ("#", "kind", "workaround", "patch", "status", "result", "time", "memory")
         rows = []
         for i, row in enumerate(fixes, 1):
-            change = row.get("memory_change")
-            rows.append((str(i), KINDS.get(row.get("kind"), row.get("kind") or ""), row["workaround"],
-                         row.get("patch") or "-", row["status"], _short(_result(row), RESULT_WIDTH),
-                         _seconds(row.get("seconds")), "-" if change is None else f"{change:+.1f}%"))
+            change = row.memory_change
+            rows.append((str(i), KINDS.get(row.kind, row.kind or ""), row.workaround,
+                         row.patch or "-", str(row.status), _short(_result(row), RESULT_WIDTH),
+                         _seconds(row.seconds),
+                         "-" if change is None or isinstance(change, Absent) else f"{change:+.1f}%"))
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-        for line in [headers] + rows:
-            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+        for line in [headers, *rows]:
+            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
         out.append("")
         out.append("What each one changed:")
         for i, row in enumerate(fixes, 1):
-            what = row.get("note") if row["status"] != "not_applicable" else f"not applied: {row.get('reason')}"
+            reason = None if isinstance(row.reason, Absent) else row.reason
+            what = row.note if row.status != Status.NOT_APPLICABLE else f"not applied: {reason}"
             out.append(f"  {i}. {_short(what, 300)}")
-    if report.get("summary"):
+    if isinstance(report.summary, str) and report.summary:
         out.append("")
-        out.extend(textwrap.wrap("Summary: " + report["summary"], 100))
-    limits = report.get("limits") or []
+        out.extend(textwrap.wrap("Summary: " + report.summary, 100))
+    limits = report.limits if isinstance(report.limits, list) else []
     if limits:
         out.append("")
-        out.append("Sandbox limits: " + "; ".join(limits[:6]) + (f"; and {len(limits) - 6} more (see --json)" if len(limits) > 6 else ""))
+        out.append("Sandbox limits: " + "; ".join(limits[:6])
+                   + (f"; and {len(limits) - 6} more (see --json)" if len(limits) > 6 else ""))
     return "\n".join(out)

@@ -2,12 +2,21 @@
 the Slack Verify button, `kb verify`) ends here, whichever executor runs it (the
 executors in bot/jobs only decide where and when):
 
-    run_verification(code, fixed_code=None, gpu=None, progress=None, job_seconds=600)
+    run_verification(code, fixed_code=None, gpu=None, progress=None, job_seconds=600, record=None)
 
 runs bot.verify.verify_snippet with the same classifier everywhere (the entries'
 signatures, then the retrieval engine for an error no signature knows) and every sandbox
-run cut to what is left of the job's time budget, and returns the `troubleshoot verify
---json` report.
+run cut to what is left of the job's time budget, and returns the typed report
+(VerifyReport; `.as_json()` is the `troubleshoot verify --json` document).
+
+Run and record are one path: `record` is how the surface wants the report kept as
+evidence, `bot.evidence.record.Recording(surface, asker, consent, answer_id=None,
+store=None)`. verify/ sits below evidence/ in the layer stack, so it cannot import it:
+it knows only the `ReportRecorder` protocol (bot/verify/report.py, one method, `save`),
+and the surfaces, which sit above evidence/, pass evidence's Recording in. A surface
+whose report comes from somewhere else (a Celery worker, which never writes to the
+store) hands the same Recording to the executor, which saves the report once it is back
+(bot/jobs/remote.py); no surface calls the store's recording itself.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from bot.kb.model import KnowledgeBase
 from bot.sandbox import Limits, RunResult, run_snippet
 from bot.sandbox.warm import WarmRunner, ZygotePool, preload_list
 from bot.settings import get_settings
-from bot.verify.report import Progress
+from bot.verify.report import Progress, ReportRecorder, VerifyReport
 from bot.verify.verify import verify_snippet
 
 MIN_RUN_SECONDS = 1.0  # a run that would get less than this is not started
@@ -65,16 +74,19 @@ class BudgetRunner:
 def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | None = None,
                      progress: Progress | None = None, job_seconds: float | None = None,
                      runner: Callable[..., Any] | None = None, info: dict | None = None, lang: str = "en",
-                     kb: KnowledgeBase | None = None, environment=None, pool: ZygotePool | None = None) -> dict:
-    """The `troubleshoot verify --json` report of `code` (and `fixed_code`).
+                     kb: KnowledgeBase | None = None, environment=None, pool: ZygotePool | None = None,
+                     job: dict[str, Any] | None = None, record: ReportRecorder | None = None) -> VerifyReport:
+    """The report of `code` (and `fixed_code`); with `record`, saved as evidence before
+    it is returned (see the module docstring).
 
     `job_seconds`: the budget of all runs (default the TROUBLESHOOT_JOB_SECONDS setting);
     `info`: where it ran (the executor's worker description), kept in
-    report["environment"]["worker"]; `kb`: another knowledge base than the project's;
+    report.environment["worker"]; `kb`: another knowledge base than the project's;
     `environment`: a torch environment (bot.envs.Environment) whose packages the sandbox
-    mounts instead of the worker's own (report["environment"]["torch_env"] names it);
+    mounts instead of the worker's own (report.environment["torch_env"] names it);
     `pool`: the worker's warm sandboxes started ahead (bot.sandbox.warm), one taken for
-    this job. Without a `runner`, the runs go through a warm sandbox (the setting
+    this job; `job`: the executor's id of the job (report.job, the evidence's report key).
+    Without a `runner`, the runs go through a warm sandbox (the setting
     TROUBLESHOOT_WARM_SANDBOX) and fall back to one sandbox per run, with a note."""
     settings = get_settings()
     if job_seconds is None:
@@ -94,11 +106,11 @@ def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | Non
         if warm is not None:
             warm.close()
     if warm is not None and warm.cold_runs:
-        report.setdefault("notes", []).append(
+        report.add_note(
             f"{warm.cold_runs} run(s) in a sandbox of their own instead of the warm one: {'; '.join(warm.why_cold())}")
-    env = report.get("environment")
+    env = report.environment
     if not isinstance(env, dict):
-        env = report["environment"] = {}
+        env = report.environment = {}
     if info is not None:
         env["worker"] = info
     if environment is not None:
@@ -106,6 +118,9 @@ def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | Non
         if not env.get("torch"):  # a run that never started (budget spent) still names its torch
             env["torch"] = environment.torch
     if budget.skipped:
-        report.setdefault("notes", []).append(
-            f"{budget.skipped} run(s) not started: the job's time budget of {job_seconds:g} s was spent")
+        report.add_note(f"{budget.skipped} run(s) not started: the job's time budget of {job_seconds:g} s was spent")
+    if job is not None:
+        report.job = job
+    if record is not None:
+        record.save(report, code)
     return report

@@ -8,8 +8,9 @@
    memory against the original run.
 3. A fixed version from the asker is run the same way ("user-fixed").
 
-The output is the JSON contract of `troubleshoot verify` (other tools read it), with
-extra keys for the answer and the evidence store.
+The output is the typed report (bot/verify/report.py: VerifyReport, whose JSON is the
+contract of `troubleshoot verify --json` that other tools read), with extra keys for the
+answer and the evidence store.
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ from bot.sandbox import run_snippet
 from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
-from bot.verify.report import ErrorInfo, FixRow, Progress, VerifyReport
+from bot.contract import Absent
+from bot.verify.report import ErrorInfo, ExitReason, FixRow, Progress, Status, VerifyReport
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
 LIMIT_MESSAGES = {
-    "memory": "the run went over the sandbox's memory limit",
-    "output_limit": "the run printed more than the sandbox's output cap",
-    "killed": "the run was killed",
+    ExitReason.MEMORY: "the run went over the sandbox's memory limit",
+    ExitReason.OUTPUT_LIMIT: "the run printed more than the sandbox's output cap",
+    ExitReason.KILLED: "the run was killed",
 }
 
 
@@ -71,6 +73,10 @@ def plan_attempts(entry: Entry | None, fixed_code: str | None, lang: str = "en")
 
 def _field(result, name: str, default=None):
     return getattr(result, name, default)
+
+
+def _exit_reason(value: str | None) -> ExitReason | None:
+    return None if value is None else ExitReason(value)
 
 
 def _error_info(error: dict | None, entry_id: str | None) -> ErrorInfo | None:
@@ -134,19 +140,19 @@ class _Verification:
 
     # --- the whole verification -------------------------------------------------------
 
-    def verify(self) -> dict:
+    def verify(self) -> VerifyReport:
         self.progress("running original", 0, 1)
         original = self.run(self.code)
-        reason = _field(original, "exit_reason")
+        reason = _exit_reason(_field(original, "exit_reason"))
         error = _field(original, "error")
         env = _field(original, "environment") or {}
-        entry_id, confidence = self.classify(error) if reason == "error" else (None, 0.0)
+        entry_id, confidence = self.classify(error) if reason == ExitReason.ERROR else (None, 0.0)
         entry = self.kb.resolve(entry_id) if entry_id else None
         report = VerifyReport(
-            reproduced=reason == "error" and bool(error),
+            reproduced=reason == ExitReason.ERROR and bool(error),
             exit_reason=reason,
             output=_field(original, "output", ""),
-            error=_error_info(error, entry_id) if reason == "error" else None,
+            error=_error_info(error, entry_id) if reason == ExitReason.ERROR else None,
             environment=env,
             fixes=[],
             confidence=confidence,
@@ -158,7 +164,7 @@ class _Verification:
             exit_detail=_field(original, "exit_detail"),
             cpu_seconds=_field(original, "cpu_seconds"),
             reads_own_source=bool(_field(original, "reads_own_source", False)),
-            snippet_line=(error or {}).get("snippet_line") if reason == "error" else None,
+            snippet_line=(error or {}).get("snippet_line") if reason == ExitReason.ERROR else None,
         )
         if entry is not None:
             report.entry_title = entry.title.get_text(self.lang)
@@ -167,23 +173,22 @@ class _Verification:
         if not report.reproduced:
             report.summary = self._not_reproduced_summary(reason, env)
             self.progress("done", 1, 1)
-            return report.as_json()
+            return report
 
         attempts = plan_attempts(entry, self.fixed_code, self.lang)
         report.patches_available = any(a.patch for a in attempts)
         failure = Failure.from_error(error, entry_id=entry_id, run=self.run)
-        rows = self._run_attempts(attempts, failure, original, entry_id)
-        report.fixes = [FixRow.from_json(row) for row in rows]
-        report.summary = self._summary(report.as_json(), entry)
-        return report.as_json()
+        report.fixes = self._run_attempts(attempts, failure, original, entry_id)
+        report.summary = self._summary(report, entry)
+        return report
 
-    def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[dict]:
+    def _run_attempts(self, attempts: list[Attempt], failure: Failure, original, entry_id) -> list[FixRow]:
         total = 1 + len(attempts)
         done = [1]  # runs finished, for progress only; the rows keep their order below
         count_lock = threading.Lock()
         self.progress("running original", 1, total)
 
-        def job(index: int) -> dict:
+        def job(index: int) -> FixRow:
             attempt = attempts[index]
             label = attempt.patch or attempt.workaround
             self.progress(f"fix {index + 1} of {len(attempts)}: {label}", done[0], total)
@@ -215,11 +220,11 @@ class _Verification:
             return PatchResult.not_applicable(f"no patch named {attempt.patch!r} is registered")
         try:
             return patch.apply(self.code, failure)
-        except Exception as exc:  # a patch bug must not sink the whole verification
+        except Exception as exc:  # noqa: BLE001 - a patch bug must not sink the whole verification
             return PatchResult.not_applicable(f"the patch failed on this snippet ({type(exc).__name__}: {exc})")
 
-    def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> dict:
-        row = FixRow(workaround=attempt.workaround, status="not_applicable", error=None, seconds=None,
+    def _attempt(self, attempt: Attempt, failure: Failure, original, entry_id) -> FixRow:
+        row = FixRow(workaround=attempt.workaround, status=Status.NOT_APPLICABLE, error=None, seconds=None,
                      peak_memory_bytes=None, kind=attempt.kind, patch=attempt.patch, title=attempt.title)
         if attempt.kind == "dead_end":
             row.expected = attempt.leads_to or "not fixed"
@@ -227,13 +232,13 @@ class _Verification:
         if not patched.applicable:
             row.reason = patched.reason
             row.as_expected = None
-            return row.as_json()
+            return row
         row.note = patched.note
         if attempt.kind != "user":
             row.diff = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
                                                     "snippet.py", f"snippet.py ({attempt.patch})", n=1))
         result = self.run(patched.code)
-        reason = _field(result, "exit_reason")
+        reason = _exit_reason(_field(result, "exit_reason"))
         row.exit_reason = reason
         row.reads_own_source = bool(_field(result, "reads_own_source", False))
         row.seconds = _field(result, "wall_seconds")
@@ -243,101 +248,117 @@ class _Verification:
         row.time_change = _change(row.seconds, _field(original, "wall_seconds"))
         output = _field(result, "output", "") or ""
         row.output_tail = output[-OUTPUT_TAIL:]
-        if reason == "ok":
-            row.status = "fixed"
-        elif reason == "timeout":
-            row.status = "timeout"
-        elif reason == "error":
+        if reason == ExitReason.OK:
+            row.status = Status.FIXED
+        elif reason == ExitReason.TIMEOUT:
+            row.status = Status.TIMEOUT
+        elif reason == ExitReason.ERROR:
             error = _field(result, "error") or {}
             new_id, new_conf = self.classify(error)
             row.error = _error_info(error, new_id)
             row.new_entry_id = new_id
             if _same_entry(self.kb, new_id, entry_id):
-                row.status = "still_fails"
+                row.status = Status.STILL_FAILS
             elif new_id is None and entry_id is None and error.get("type") == failure.type \
                     and error.get("message") == failure.message:
-                row.status = "still_fails"
+                row.status = Status.STILL_FAILS
             else:
-                row.status = "new_error"
+                row.status = Status.NEW_ERROR
         else:  # memory, output_limit, killed: the run ended without an exception
-            row.status = "new_error"
+            row.status = Status.NEW_ERROR
             row.error = ErrorInfo(type=f"sandbox: {reason}", message=LIMIT_MESSAGES.get(reason, str(reason)),
                                   entry_id=None)
             row.new_entry_id = None
-        row.as_expected = self._as_expected(attempt, row.as_json())
-        return row.as_json()
+        row.as_expected = self._as_expected(attempt, row)
+        return row
 
-    def _as_expected(self, attempt: Attempt, row: dict) -> bool | None:
+    def _as_expected(self, attempt: Attempt, row: FixRow) -> bool | None:
         """Does the run agree with the knowledge base (workaround fixes, dead end fails as said)?"""
         if attempt.kind == "workaround":
-            return row["status"] == "fixed"
+            return row.status == Status.FIXED
         if attempt.kind == "dead_end":
-            if row["status"] == "fixed":
+            if row.status == Status.FIXED:
                 return False
-            if row["status"] in ("still_fails", "new_error"):
+            if row.status in (Status.STILL_FAILS, Status.NEW_ERROR):
                 # Without `leads_to` the knowledge base only claims that it does not fix it.
-                return attempt.leads_to is None or _same_entry(self.kb, row.get("new_entry_id"), attempt.leads_to)
+                new_id = None if isinstance(row.new_entry_id, Absent) else row.new_entry_id
+                return attempt.leads_to is None or _same_entry(self.kb, new_id, attempt.leads_to)
             return None
         return None
 
     # --- words ------------------------------------------------------------------------------
 
-    def _not_reproduced_summary(self, reason: str | None, env: dict) -> str:
+    def _not_reproduced_summary(self, reason: ExitReason | None, env: dict) -> str:
         torch = env.get("torch") or "this torch"
-        if reason == "ok":
+        if reason == ExitReason.OK:
             return (f"does not reproduce on torch {torch}: the snippet ran without an error "
                     "(a newer torch may have fixed it, or the snippet misses a step of the real code)")
-        if reason == "timeout":
+        if reason == ExitReason.TIMEOUT:
             return "the snippet did not finish within the sandbox's time limit, so no error was captured"
         if reason in LIMIT_MESSAGES:
             return f"no error was captured: {LIMIT_MESSAGES[reason]}"
         return f"no error was captured (exit reason: {reason})"
 
-    def _summary(self, report: dict, entry: Entry | None) -> str:
-        err = report["error"]
-        env = report["environment"] or {}
-        head = f"Reproduced {err['type']} on torch {env.get('torch', '?')}"
+    def _summary(self, report: VerifyReport, entry: Entry | None) -> str:
+        err = report.error
+        env = report.environment or {}
+        head = f"Reproduced {err.type if err else None} on torch {env.get('torch', '?')}"
         if entry is None:
             head += "; it matches no known entry, so there are no patches to try."
         else:
-            head += f": {entry.id} (confidence {report['confidence']:.2f})."
+            head += f": {entry.id} (confidence {report.confidence:.2f})."
         parts = [head]
-        for row in report["fixes"]:
-            parts.append(describe_row(row))
-        if entry is not None and not report.get("patches_available"):
-            diagnosis = report.get("diagnosis")
+        for row in report.fixes:
+            parts.append(describe_fix(row))
+        if entry is not None and not report.patches_available:
+            diagnosis = report.diagnosis
             parts.append("There is no safe mechanical fix for this error"
                          + (f"; how to find the cause: {diagnosis}" if diagnosis else "."))
         return " ".join(p for p in parts if p)
 
 
-def describe_row(row: dict) -> str:
-    """One sentence per fix row, e.g. "retain-graph fixes it (+2.1% memory)."."""
-    name = row.get("patch") or row["workaround"]
-    if row["kind"] == "user":
-        name = "Your fixed version"
-    status = row["status"]
-    if status == "fixed":
-        cost = row.get("memory_change")
-        extra = f" ({cost:+.1f}% peak memory)" if cost is not None else ""
+def _sentence(name: str, status: str, *, memory_change: float | None, new_entry_id: str | None,
+              error_type: str | None, error_message: str | None, reason: str | None) -> str:
+    if status == Status.FIXED:
+        extra = f" ({memory_change:+.1f}% peak memory)" if memory_change is not None else ""
         return f"{name} fixes it{extra}."
-    if status == "still_fails":
+    if status == Status.STILL_FAILS:
         return f"{name} does not help: the same error again."
-    if status == "new_error":
-        err = row.get("error") or {}
-        if row.get("new_entry_id"):
-            return f"{name} does not fix it: it raises {row['new_entry_id']} instead."
-        message = " ".join(f"{err.get('type')}: {err.get('message')}".split())
+    if status == Status.NEW_ERROR:
+        if new_entry_id:
+            return f"{name} does not fix it: it raises {new_entry_id} instead."
+        message = " ".join(f"{error_type}: {error_message}".split())
         return f"{name} does not fix it: it raises another error instead ({message[:150]})."
-    if status == "timeout":
+    if status == Status.TIMEOUT:
         return f"{name} did not finish within the time limit."
-    return f"{name} could not be applied: {row.get('reason')}."
+    return f"{name} could not be applied: {reason}."
+
+
+def _present(value):
+    return None if isinstance(value, Absent) else value
+
+
+def describe_fix(row: FixRow) -> str:
+    """One sentence per fix row, e.g. "retain-graph fixes it (+2.1% memory)."."""
+    name = "Your fixed version" if row.kind == "user" else row.patch or row.workaround
+    return _sentence(name, row.status, memory_change=_present(row.memory_change),
+                     new_entry_id=_present(row.new_entry_id), error_type=row.error.type if row.error else None,
+                     error_message=row.error.message if row.error else None, reason=_present(row.reason))
+
+
+def describe_row(row: dict) -> str:
+    """describe_fix for a row in its JSON form (an answer document's `verification`)."""
+    name = "Your fixed version" if row["kind"] == "user" else row.get("patch") or row["workaround"]
+    err = row.get("error") or {}
+    return _sentence(name, row["status"], memory_change=row.get("memory_change"),
+                     new_entry_id=row.get("new_entry_id"), error_type=err.get("type"),
+                     error_message=err.get("message"), reason=row.get("reason"))
 
 
 def verify_snippet(code: str, *, fixed_code: str | None = None, runner: Runner | None = None,
                    progress: Progress | None = None, parallel: bool = True, kb: KnowledgeBase | None = None,
                    lang: str = "en", gpus: list[str] | None = None, run_options: dict | None = None,
-                   retriever: Retriever | None = None) -> dict:
+                   retriever: Retriever | None = None) -> VerifyReport:
     """Run `code`, classify its error, try every patched workaround and dead end of the
     matched entry (and `fixed_code`), and return the report (see the module docstring).
 

@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.contract import ABSENT
+from bot.verify.report import Status, VerifyReport
+
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "tests" / "verify" / "data" / "seed000_backward_twice.py"
 SEED_ERROR = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved "
@@ -59,7 +62,7 @@ def use_kb(evidence_kb, monkeypatch, tmp_path):
 
 @dataclass
 class SeedRun:
-    report: dict
+    report: VerifyReport  # what `verify --json` printed, read back into its model
     env: dict  # the settings the run used (knowledge slice, index, its own var dir)
     var_dir: Path
 
@@ -77,10 +80,11 @@ def seed_run(evidence_kb, tmp_path_factory) -> SeedRun:
            "TROUBLESHOOT_VAR_DIR": str(var_dir)}
     proc = troubleshoot("verify", str(SEED), "--json", env=env)
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = VerifyReport.from_json(json.loads(proc.stdout))
     # The tests record this report many times as if from separate runs; its job id would
     # make every copy after the first "the same job's report again" (recorded once).
-    assert report.pop("job")["executor"] == "local"
+    assert report.job["executor"] == "local"
+    report.job = ABSENT
     return SeedRun(report, env, var_dir)
 
 
@@ -132,21 +136,21 @@ def make_store(tmp_path, request):
         store.engine.dispose()
 
 
-def variant(report: dict, *, statuses: dict[str, str] | None = None, torch: str | None = None,
-            gpu: str | None = None, job: str | None = None) -> dict:
-    """The seed's real report with some fix statuses, the torch version or the GPU changed:
-    the same shape as any report verification produces."""
-    out = json.loads(json.dumps(report))
-    for row in out["fixes"]:
-        if statuses and row["workaround"] in statuses:
-            row["status"] = statuses[row["workaround"]]
+def variant(report: VerifyReport, *, statuses: dict[str, str] | None = None, torch: str | None = None,
+            gpu: str | None = None, job: str | None = None) -> VerifyReport:
+    """The seed's real report (a copy) with some fix statuses, the torch version or the GPU
+    changed: the same shape as any report verification produces."""
+    out = VerifyReport.from_json(json.loads(json.dumps(report.as_json())))
+    for row in out.fixes:
+        if statuses and row.workaround in statuses:
+            row.status = Status(statuses[row.workaround])
     if torch:
-        out["environment"]["torch"] = torch
+        out.environment["torch"] = torch
     if gpu:
-        out["environment"]["device_name"] = gpu
-        out["environment"]["cuda_available"] = True
+        out.environment["device_name"] = gpu
+        out.environment["cuda_available"] = True
     if job:
-        out["job"] = {"id": job, "executor": "celery"}
+        out.job = {"id": job, "executor": "celery"}
     return out
 
 

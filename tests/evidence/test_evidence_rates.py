@@ -227,15 +227,15 @@ def test_a_poisoning_snippet_moves_no_rate(make_store, evidence_kb, seed_run):
 def test_a_run_that_read_its_own_source_is_not_counted(make_store, evidence_kb, seed_run):
     store = make_store()
     report = variant(seed_run.report, statuses={RETAIN: "still_fails"})
-    report["reads_own_source"] = True  # set by the sandbox's supervisor, not by the snippet
+    report.reads_own_source = True  # set by the sandbox's supervisor, not by the snippet
     for n in range(3):
         record(store, report, CODE + f"\n# {n}\n", asker=f"a{n}")
     retain = item(stats(store, evidence_kb), RETAIN)
     assert retain["source"] == "prior" and retain["runs"] == 0 and retain["not_evidence"] == 3
     # A fix row alone can be marked too (the patched run read its source).
     fixed = variant(seed_run.report)
-    for row in fixed["fixes"]:
-        row["reads_own_source"] = row["workaround"] == RETAIN
+    for row in fixed.fixes:
+        row.reads_own_source = row.workaround == RETAIN
     record(store, fixed, CODE + "\n# x\n", asker="b")
     doc = stats(store, evidence_kb)
     assert item(doc, RETAIN)["runs"] == 0 and item(doc, RECOMPUTE)["fixed"] == 1

@@ -10,6 +10,8 @@ import answer_docs
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
+from bot.verify.report import VerifyReport
+
 from .conftest import SEED, variant
 
 CODE = SEED.read_text()
@@ -34,7 +36,7 @@ def comparable(doc: dict) -> dict:
     return doc
 
 
-def story(store, report: dict) -> None:
+def story(store, report: VerifyReport) -> None:
     """The same history for any backend: verified runs, answers, votes, coverage gaps."""
     from bot.evidence import record_gap, record_verification
 
@@ -202,21 +204,60 @@ def test_malformed_reports_change_nothing(backend, make_store, evidence_kb, seed
     store = make_store(backend)
     record_verification(seed_run.report, CODE, store=store)
     before = stats(store, evidence_kb)
+    # Only a VerifyReport is recorded: anything else (the JSON form included) is refused.
     garbage = [None, "a string", [], {"fixes": "not a list"}, {"worker_lost": True, "fixes": []},
-               variant(seed_run.report, statuses={"retain-graph-all-but-last": "exploded"}),
-               {**seed_run.report, "fixes": [{"workaround": {"id": 1}, "status": "fixed"}, "row", 7]}]
+               seed_run.report.as_json(), variant(seed_run.report, job="lost")]
+    garbage[-1].worker_lost = True
     for report in garbage:
-        record_verification(report, CODE + "\n# g\n", store=store)
+        assert record_verification(report, CODE + "\n# g\n", store=store) is None
+    # A status no run has cannot even be read into a report.
+    exploded = seed_run.report.as_json()
+    exploded["fixes"] = [dict(exploded["fixes"][0], status="exploded")]
+    with pytest.raises(ValueError, match="exploded"):
+        VerifyReport.from_json(exploded)
     after = stats(store, evidence_kb)
     retain = lambda doc: next(w for w in doc["entries"][0]["workarounds"]  # noqa: E731
                               if w["id"] == "retain-graph-all-but-last")
-    assert retain(after) == retain(before)  # the unknown status was dropped, not counted
+    assert retain(after) == retain(before)  # nothing that is not a report was counted
     # Fields too long for their columns (the environment comes from a run of untrusted
     # code) are cut, not a failed insert on PostgreSQL.
-    odd = json.loads(json.dumps(seed_run.report))
-    odd["environment"].update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
+    odd = variant(seed_run.report)
+    odd.environment.update(torch="2.13." + "9" * 500, device_name="G" * 1000, python=["x"])
     assert record_verification(odd, CODE + "\n# odd\n", store=store) is not None
     assert record_verification(seed_run.report, 12345, store=store) is None  # not a snippet
+
+
+def test_the_verification_path_records_what_the_surface_asks_once(make_store, use_kb):
+    """Run and record are one path: a Recording handed to the executor is saved with the
+    job's id as its key, under the surface's asker; without one nothing is recorded; a
+    lost worker's report is neither recorded nor a failure."""
+    from types import SimpleNamespace
+
+    from bot.evidence.record import Recording
+    from bot.jobs.local import LocalExecutor
+    from bot.jobs.reports import worker_lost_report
+    from bot.jobs.settings import JobSettings
+    from bot.store.models import Verification
+
+    error = {"type": "RuntimeError", "message": "Trying to backward through the graph a second time"}
+
+    def runner(code, **_options):  # the original fails; every patched version runs
+        failing = code == CODE
+        return SimpleNamespace(exit_reason="error" if failing else "ok", error=error if failing else None,
+                               output="", environment={"torch": "2.13.0"}, wall_seconds=1.0)
+
+    store = make_store()
+    executor = LocalExecutor(JobSettings.from_env({}), gpus=[], runner=runner)
+    recording = Recording("slack", "asker-1", answer_id=None, store=store)
+    report = executor.verify(CODE, record=recording, timeout=60)
+    executor.verify(CODE, timeout=60)  # no Recording: nothing
+    executor.shutdown()
+    with store.session() as session:
+        rows = [(v.id, v.surface, v.asker, v.report_key, v.entry_id) for v in session.scalars(select(Verification))]
+    assert rows == [(recording.ids[0], "slack", "asker-1", report.job["id"], "pytorch/backward-twice")]
+    assert recording.failed == 0 and len(recording.ids) == 1
+    assert recording.save(report, CODE) is None and recording.failed == 1  # the same job again: stored once
+    assert recording.save(worker_lost_report("j9", "gone"), CODE) is None and recording.failed == 1
 
 
 def test_the_head_read_from_the_files_is_alembics_head():

@@ -44,14 +44,14 @@ def test_lost_pool_process_is_retried_once_then_reported(clean_redis, sandbox_ok
     os.kill(second["pid"], signal.SIGKILL)
 
     report = job.result(60)
-    assert report["worker_lost"] is True and report["exit_reason"] == "killed"
-    assert report["summary"].startswith("worker lost: ") and "SIGKILL" in report["summary"]
+    assert report.worker_lost is True and report.exit_reason == "killed"
+    assert report.summary.startswith("worker lost: ") and "SIGKILL" in report.summary
     assert executor.state.starts(job.id) == 2  # one retry, no loop
     assert [e[0] for e in events].count("queued") == 2
 
     # The worker itself survived and takes the next job.
     after = executor.verify("print('still here')", timeout=60)
-    assert after["exit_reason"] == "ok" and after["environment"]["worker"]["name"] == worker.name
+    assert after.exit_reason == "ok" and after.environment["worker"]["name"] == worker.name
     assert worker.proc.poll() is None
 
 
@@ -64,12 +64,12 @@ def test_killed_worker_is_reported_lost_and_a_restarted_worker_takes_new_jobs(cl
     first.kill_all()  # the machine went away: main process, pool, sandbox
 
     report = job.result(60)  # not a hang: the heartbeat stops
-    assert report["worker_lost"] is True
-    assert first.name in report["summary"] and "heartbeats" in report["summary"]
+    assert report.worker_lost is True
+    assert first.name in report.summary and "heartbeats" in report.summary
 
     second = start_worker(clean_redis).wait_ready()
     fresh = executor.verify("print('new worker')", timeout=60)
-    assert fresh["exit_reason"] == "ok" and fresh["environment"]["worker"]["name"] == second.name
+    assert fresh.exit_reason == "ok" and fresh.environment["worker"]["name"] == second.name
 
     # Redis hands the lost job's message out again once its visibility timeout is
     # over; send it again now to see what the restarted worker does with it.

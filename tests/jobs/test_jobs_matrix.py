@@ -32,8 +32,8 @@ def test_each_release_goes_to_a_worker_that_holds_it(clean_redis, sandbox_ok, to
     assert "2.13, 2.13.0" in str(info.value)
 
     report = executor.verify_matrix(SEED.read_text(), ["2.13.0"], timeout=300)
-    row = report["versions"][0]
+    row = report.versions[0]
     assert row["environment"]["torch"] == envs[1].torch
     assert row["environment"]["worker"] == holder.name
     assert row["reproduced"] is True and row["error"]["entry_id"] == "pytorch/backward-twice"
-    assert report["job"]["queue"] == env_queue("2.13.0")
+    assert report.job["queue"] == env_queue("2.13.0")

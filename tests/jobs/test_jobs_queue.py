@@ -14,17 +14,18 @@ import redis
 
 from bot.jobs.local import LocalExecutor
 from bot.jobs.remote import CeleryExecutor
+from bot.verify.report import VerifyReport
 
 from .conftest import REPO, SEED, TEST_ENV, job_settings
 
 
-def outcome(report: dict) -> dict:
+def outcome(report: VerifyReport) -> dict:
     """What must agree between executors: not timings, hosts or output bytes."""
     return {
-        "reproduced": report["reproduced"],
-        "exit_reason": report["exit_reason"],
-        "error": report["error"],
-        "fixes": [(f["workaround"], f["status"], (f.get("error") or {}).get("entry_id")) for f in report["fixes"]],
+        "reproduced": report.reproduced,
+        "exit_reason": report.exit_reason,
+        "error": report.error,
+        "fixes": [(f.workaround, f.status, f.error.entry_id if f.error else None) for f in report.fixes],
     }
 
 
@@ -45,11 +46,11 @@ def job_settings_without_broker():
 
 def test_local_executor_verifies_the_seed(local_seed_report):
     report, events = local_seed_report
-    assert report["reproduced"] and report["error"]["entry_id"] == "pytorch/backward-twice"
-    statuses = {f["workaround"]: f["status"] for f in report["fixes"]}
+    assert report.reproduced and report.error.entry_id == "pytorch/backward-twice"
+    statuses = {f.workaround: f.status for f in report.fixes}
     assert "fixed" in statuses.values() and "new_error" in statuses.values()
-    assert report["environment"]["worker"]["gpu"] is None
-    assert "ran on CPU" in report["environment"]["worker"]["note"]
+    assert report.environment["worker"]["gpu"] is None
+    assert "ran on CPU" in report.environment["worker"]["note"]
     assert events[0] == ("queued", 0, 0) and events[-1][0] == "done"
 
 
@@ -59,19 +60,19 @@ def test_seed_through_the_queue_matches_the_local_report(shared_worker, redis_ur
     queued = executor.verify(SEED.read_text(), lambda *e: events.append(e), timeout=300)
     local, _ = local_seed_report
     assert outcome(queued) == outcome(local)
-    worker = queued["environment"]["worker"]
+    worker = queued.environment["worker"]
     assert worker["name"] == shared_worker.name and worker["executor"] == "celery"
     assert worker["gpu"] is None and worker["note"] == "no GPU on this worker: ran on CPU"
-    assert queued["job"]["attempt"] == 1
+    assert queued.job["attempt"] == 1
     # Both ran their variants as children of one warm sandbox (the worker's from its pool).
-    assert any(line.startswith("warm sandbox:") for line in queued["limits"]), queued["limits"]
-    assert any(line.startswith("warm sandbox:") for line in local["limits"]), local["limits"]
+    assert any(line.startswith("warm sandbox:") for line in queued.limits), queued.limits
+    assert any(line.startswith("warm sandbox:") for line in local.limits), local.limits
     # Progress: every stage, in order, reached the submitter.
     stages = [e[0] for e in events]
     assert stages[0] == "queued" and stages[1] == "running original" and stages[-1] == "done", stages
     fixes = [s for s in stages if s.startswith("fix ")]
-    assert len(fixes) == len(queued["fixes"]), stages
-    assert all(f" of {len(queued['fixes'])}: " in s for s in fixes)
+    assert len(fixes) == len(queued.fixes), stages
+    assert all(f" of {len(queued.fixes)}: " in s for s in fixes)
 
 
 def test_verify_queue_cli_prints_the_report(shared_worker, redis_url, tmp_path):
@@ -83,11 +84,11 @@ def test_verify_queue_cli_prints_the_report(shared_worker, redis_url, tmp_path):
     out = subprocess.run([sys.executable, "-m", "bot.cli", "verify", str(snippet), "--queue", "--json"], cwd=REPO,
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    report = json.loads(out.stdout)
-    assert report["exit_reason"] == "ok" and report["reproduced"] is False
-    assert "ran on a worker" in report["output"]
-    assert report["environment"]["worker"]["name"] == shared_worker.name
-    assert report["environment"]["worker"]["note"] == "no GPU on this worker: ran on CPU"
+    report = VerifyReport.from_json(json.loads(out.stdout))  # the printed JSON is the report's contract
+    assert report.exit_reason == "ok" and report.reproduced is False
+    assert "ran on a worker" in report.output
+    assert report.environment["worker"]["name"] == shared_worker.name
+    assert report.environment["worker"]["note"] == "no GPU on this worker: ran on CPU"
 
 
 def test_results_and_job_keys_expire(shared_worker, redis_url):
@@ -95,7 +96,7 @@ def test_results_and_job_keys_expire(shared_worker, redis_url):
     executor = CeleryExecutor(settings)
     job = executor.submit("print('hello from the queue')")
     report = job.result(120)
-    assert report["exit_reason"] == "ok" and "hello from the queue" in report["output"]
+    assert report.exit_reason == "ok" and "hello from the queue" in report.output
     client = redis.Redis.from_url(redis_url)
     for key in (f"celery-task-meta-{job.id}", f"troubleshoot:job:{job.id}:events",
                 f"troubleshoot:job:{job.id}:starts"):
@@ -134,8 +135,8 @@ def test_the_job_budget_cuts_each_sandbox_run(sandbox_ok):
     executor = LocalExecutor(JobSettings.from_env({"TROUBLESHOOT_JOB_SECONDS": "3"}), gpus=[])
     report = executor.verify("while True:\n    pass\n", timeout=60)
     executor.shutdown()
-    assert report["exit_reason"] == "timeout"
-    [wall] = [line for line in report["limits"] if line.startswith("wall clock ")]
+    assert report.exit_reason == "timeout"
+    [wall] = [line for line in report.limits if line.startswith("wall clock ")]
     assert 0 < float(wall.split()[2]) <= 3, wall  # not the sandbox's default 60 s
 
     spent = BudgetRunner(time.monotonic() - 1)("print('never runs')")

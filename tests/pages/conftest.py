@@ -70,14 +70,18 @@ def pages_kb(tmp_path_factory) -> Path:
 
 
 def report(entry_id: str, fixes: list[tuple[str, str, str]], *, torch: str = "2.13.0", gpu: str | None = None,
-           reproduced: bool = True) -> dict:
-    """A verification report in the shape `troubleshoot verify --json` writes."""
+           reproduced: bool = True):
+    """A verification report (bot/verify/report.py) with the given fix statuses."""
+    from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
+
     env = {"torch": torch, "python": "3.11.9"}
     if gpu:
         env.update(device_name=gpu, cuda_available=True)
-    return {"reproduced": reproduced, "exit_reason": "exception", "environment": env,
-            "error": {"type": "RuntimeError", "entry_id": entry_id},
-            "fixes": [{"kind": kind, "workaround": item, "status": status} for kind, item, status in fixes]}
+    return VerifyReport(
+        reproduced=reproduced, exit_reason=ExitReason.ERROR, output="", environment=env,
+        error=ErrorInfo(type="RuntimeError", message=None, entry_id=entry_id),
+        fixes=[FixRow(workaround=item, status=Status(status), error=None, seconds=None, peak_memory_bytes=None,
+                      kind=kind, patch=None, title=None) for kind, item, status in fixes])
 
 
 @dataclass

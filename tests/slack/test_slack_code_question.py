@@ -61,6 +61,9 @@ def test_code_only_question_runs_then_answers_then_verifies(bot, fake_slack):
 
     with bot.ctx.store.session() as session:
         assert session.scalar(select(func.count()).select_from(Verification)) == 1
+        run = session.scalars(select(Verification)).one()
+    # Recorded on the verification path before the answer existed, then linked to it.
+    assert (run.surface, run.answer_id, run.entry_id) == ("slack", answer_id, "pytorch/no-grad-fn") and run.asker
 
 
 @pytest.mark.slow

@@ -68,10 +68,10 @@ def test_a_repeated_vote_or_share_gets_a_private_answer(bot, fake_slack):
     assert "already shared" in json.dumps([c.body for c in fake_slack.calls("response_url")])
 
 
-def test_a_vote_down_asks_why_and_the_fix_did_not_work_counts_against_the_fix(bot, fake_slack, capsys):
-    from sqlalchemy import select
+def test_a_vote_down_asks_why_and_the_fix_did_not_work_is_a_vote_not_a_run(bot, fake_slack, capsys):
+    from sqlalchemy import func, select
 
-    from bot.store.models import Verification, VerificationOutcome
+    from bot.store.models import Verification, VerificationOutcome, Vote
     from bot.evidence.stats import build_stats, format_stats
     from bot.kb.loader import check_knowledge
     from bot.store.models import VoteReason
@@ -97,25 +97,31 @@ def test_a_vote_down_asks_why_and_the_fix_did_not_work_counts_against_the_fix(bo
         assert reply.status == 200
         settle(bot)
 
+    asker = bot.ctx.store.user_hash("T0001", "U0ASKER")
+    bot.ctx.store.vote(answer_id, asker, 1)  # the asker changed their mind to 👍 before saying the fix failed
     submit("fix_failed", comment="still crashes on the second step")
-    submit("fix_failed")  # the same asker again: still one failed run
+    submit("fix_failed")  # the same asker again: still one vote
     submit("unclear", user="U0OTHER")
     stored = json.loads(bot.ctx.store.get_answer(answer_id).answer_json)
     fix = stored["matches"][0]["workarounds"][0]["id"]
     with bot.ctx.store.session() as session:
         reasons = {(r.reason, r.comment) for r in session.scalars(select(VoteReason))}
-        runs = session.execute(select(Verification.surface, Verification.asker, VerificationOutcome.item_id,
-                                      VerificationOutcome.status)
-                               .join(VerificationOutcome, VerificationOutcome.verification_id == Verification.id)).all()
+        verifications = session.scalar(select(func.count()).select_from(Verification))
+        outcomes = session.scalar(select(func.count()).select_from(VerificationOutcome))
+        votes = session.execute(select(Vote.answer_id, Vote.user_hash, Vote.vote)).all()
     assert reasons == {("fix_failed", None), ("unclear", None)}  # the second reason replaced the first
-    assert runs == [("feedback", bot.ctx.store.user_hash("T0001", "U0ASKER"), fix, "still_fails")]
+    assert verifications == 0 and outcomes == 0  # nothing ran: no verification, no outcome
+    assert [tuple(v) for v in votes] == [(answer_id, asker, -1)]  # one vote per asker and answer: a 👎 again
 
     kb, _ = check_knowledge()
     doc = build_stats(kb, bot.ctx.store)
     entry = next(e for e in doc["entries"] if e["id"] == "pytorch/backward-twice")
     assert entry["downvote_reasons"] == {"fix_failed": 1, "unclear": 1}
     item = next(w for w in entry["workarounds"] if w["id"] == fix)
-    assert item["askers_failed"] == 1  # like a failed run from that asker (held until the quorum)
+    assert (item["up"], item["down"]) == (0, 1) and item["source"] == "votes"
+    assert item["runs"] == item["askers_failed"] == item["recorded"] == 0
+    assert item["rate_text"] == "not verified yet; 👍 0 👎 1 on answers"  # votes, not runs
+    assert doc["store"]["verifications"] == 0 and entry["verifications"] == 0
     assert "👎 reasons: the fix did not work 1, unclear 1" in format_stats(doc)
 
 

@@ -7,13 +7,13 @@ reads a report of real sandbox runs back the same way."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 
 from bot.verify import verify_snippet
-from bot.verify.report import EXIT_REASONS, STATUSES, ErrorInfo, FixRow, VerifyReport
+from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
 
 # The contract of `troubleshoot verify --json` as the design states it (docs/cli.md repeats it).
 DESIGN_REPORT = ("reproduced", "exit_reason", "output", "error", "environment", "fixes")
@@ -79,22 +79,26 @@ def test_the_model_keys_are_the_documented_contract():
     assert ErrorInfo.keys() == DESIGN_ERROR
     assert FixRow.keys()[:len(DESIGN_FIX)] == DESIGN_FIX
     assert FixRow.required_keys() == DESIGN_FIX + ("kind", "patch", "title")
-    assert STATUSES == DESIGN_STATUSES and EXIT_REASONS == DESIGN_EXIT_REASONS
+    assert tuple(Status) == DESIGN_STATUSES and tuple(ExitReason) == DESIGN_EXIT_REASONS
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_reports_of_the_real_code_round_trip_through_the_model(script):
     statuses = set()
     for fixed in (None, FIXED):
-        report = verify_snippet(SEED, fixed_code=fixed, runner=SCRIPTS[script], parallel=False, lang="ko")
-        model = VerifyReport.from_json(report)
-        assert _same_json(report, model)
+        typed = verify_snippet(SEED, fixed_code=fixed, runner=SCRIPTS[script], parallel=False, lang="ko")
+        assert isinstance(typed, VerifyReport)
+        report = typed.as_json()
+        model = VerifyReport.from_json(json.loads(json.dumps(report)))  # as a worker's report comes back
+        assert _same_json(report, model) and model == typed
+        assert all(isinstance(row.status, Status) for row in model.fixes)
+        assert model.exit_reason is None or isinstance(model.exit_reason, ExitReason)
         assert all(isinstance(row, FixRow) for row in model.fixes)
         assert model.error is None or isinstance(model.error, ErrorInfo)
         for row in report["fixes"]:
-            assert tuple(row)[:len(DESIGN_FIX)] == DESIGN_FIX and row["status"] in STATUSES
+            assert tuple(row)[:len(DESIGN_FIX)] == DESIGN_FIX and row["status"] in DESIGN_STATUSES
             statuses.add(row["status"])
-        assert report["exit_reason"] in EXIT_REASONS
+        assert report["exit_reason"] in DESIGN_EXIT_REASONS
     if script == "fixes, dead ends, a memory limit":
         assert statuses == {"fixed", "still_fails", "new_error"}
     elif script == "a fix that times out":
@@ -110,19 +114,24 @@ def test_what_the_executors_and_the_matrix_add_is_in_the_model():
     from bot.verify.service import run_verification
 
     one = run_verification(SEED, runner=SCRIPTS["fixes, dead ends, a memory limit"], info={"hostname": "w1"},
-                           job_seconds=600)
-    other = dict(one, environment={"torch": "2.9.1", "torch_env": {"version": "2.9.1", "name": "torch-2.9.1"}})
+                           job_seconds=600, job={"id": "j1", "executor": "local"})  # what an executor adds
+    other = replace(one, environment={"torch": "2.9.1", "torch_env": {"version": "2.9.1", "name": "torch-2.9.1"}})
     matrix = combine([one, other])
-    for report in (one, matrix):  # what an executor adds last
-        report["job"] = {"id": "j1", "executor": "local"}
     reports = [one, matrix, worker_lost_report("j2", "the worker went away", starts=2),
                over_time_report(JobSettings(redis_url=None), {"hostname": "w1"})]
     for report in reports:
-        assert _same_json(report, VerifyReport.from_json(report))
-    assert VerifyReport.from_json(reports[1]).versions[1]["environment"]["version"] == "2.9.1"
+        data = json.loads(json.dumps(report.as_json()))
+        assert _same_json(data, VerifyReport.from_json(data))
+    assert tuple(one.as_json())[-1] == "job"
+    # A matrix combined from the executors' reports: their first one's keys, job included, then the matrix's.
+    assert tuple(matrix.as_json())[-4:] == ("job", "versions", "matrix", "version_summary")
+    assert reports[1].versions[1]["environment"]["version"] == "2.9.1"
+    assert reports[2].exit_reason == ExitReason.KILLED and reports[3].exit_reason == ExitReason.TIMEOUT
 
 
 def test_the_model_refuses_keys_outside_the_contract():
-    report = verify_snippet(SEED, runner=SCRIPTS["no error"], parallel=False)
+    report = verify_snippet(SEED, runner=SCRIPTS["no error"], parallel=False).as_json()
     with pytest.raises(ValueError, match="surprise"):
         VerifyReport.from_json(dict(report, surprise=True))
+    with pytest.raises(ValueError, match="feedback"):  # an exit reason no run has
+        VerifyReport.from_json(dict(report, exit_reason="feedback"))

@@ -12,6 +12,7 @@ from textwrap import dedent
 import pytest
 
 from bot.verify import verify_snippet
+from bot.verify.report import ErrorInfo
 
 DATA = Path(__file__).resolve().parent / "data"
 SEED = (DATA / "seed000_backward_twice.py").read_text()
@@ -58,14 +59,14 @@ def seed_report(sandbox_runner, kb):
 
 def test_seed_reproduces_and_matches_backward_twice(seed_report):
     report, *_ = seed_report
-    assert CONTRACT_KEYS <= set(report)
-    assert report["reproduced"] is True
-    assert report["exit_reason"] == "error"
-    assert report["error"]["type"] == "RuntimeError"
-    assert report["error"]["entry_id"] == "pytorch/backward-twice"
-    assert report["confidence"] >= 0.9
-    assert report["environment"]["torch"].startswith("2.13")
-    assert any("seccomp" in limit for limit in report["limits"])  # it ran in the sandbox
+    assert CONTRACT_KEYS <= set(report.as_json())
+    assert report.reproduced is True
+    assert report.exit_reason == "error"
+    assert report.error.type == "RuntimeError"
+    assert report.error.entry_id == "pytorch/backward-twice"
+    assert report.confidence >= 0.9
+    assert report.environment["torch"].startswith("2.13")
+    assert any("seccomp" in limit for limit in report.limits)  # it ran in the sandbox
 
 
 def test_the_real_report_is_its_typed_model(seed_report):
@@ -74,39 +75,41 @@ def test_the_real_report_is_its_typed_model(seed_report):
     from bot.verify.report import FixRow, VerifyReport
 
     report, *_ = seed_report
-    model = VerifyReport.from_json(report)
-    assert all(isinstance(row, FixRow) for row in model.fixes) and len(model.fixes) == 5
-    assert json.dumps(model.as_json(), ensure_ascii=False) == json.dumps(report, ensure_ascii=False)
+    assert isinstance(report, VerifyReport)
+    assert all(isinstance(row, FixRow) for row in report.fixes) and len(report.fixes) == 5
+    data = json.loads(json.dumps(report.as_json(), ensure_ascii=False))
+    model = VerifyReport.from_json(data)  # the JSON an executor's worker sends reads back as the same report
+    assert model == report and json.dumps(model.as_json(), ensure_ascii=False) == json.dumps(data, ensure_ascii=False)
 
 
 def test_seed_fixes_and_dead_ends(seed_report):
     report, *_ = seed_report
-    rows = {row["patch"]: row for row in report["fixes"]}
-    assert [r["patch"] for r in report["fixes"]] == ["retain-graph", "recompute-forward", "detach-before-backward",
+    rows = {row.patch: row for row in report.fixes}
+    assert [r.patch for r in report.fixes] == ["retain-graph", "recompute-forward", "detach-before-backward",
                                                       "no-grad-forward", "move-model-roundtrip"]
-    for row in report["fixes"]:
-        assert FIX_KEYS <= set(row)
-    assert rows["retain-graph"]["status"] == "fixed"
-    assert rows["recompute-forward"]["status"] == "fixed"
+    for row in report.fixes:
+        assert FIX_KEYS <= set(row.as_json())
+    assert rows["retain-graph"].status == "fixed"
+    assert rows["recompute-forward"].status == "fixed"
     for dead_end in ("detach-before-backward", "no-grad-forward"):
-        assert rows[dead_end]["status"] == "new_error"
-        assert rows[dead_end]["error"]["entry_id"] == "pytorch/no-grad-fn"
-        assert rows[dead_end]["kind"] == "dead_end"
-    assert rows["move-model-roundtrip"]["status"] == "still_fails"
-    assert rows["move-model-roundtrip"]["error"]["entry_id"] == "pytorch/backward-twice"
-    assert all(row["as_expected"] for row in report["fixes"])
+        assert rows[dead_end].status == "new_error"
+        assert rows[dead_end].error.entry_id == "pytorch/no-grad-fn"
+        assert rows[dead_end].kind == "dead_end"
+    assert rows["move-model-roundtrip"].status == "still_fails"
+    assert rows["move-model-roundtrip"].error.entry_id == "pytorch/backward-twice"
+    assert all(row.as_expected for row in report.fixes)
     fixed = rows["retain-graph"]
-    assert fixed["seconds"] > 0 and fixed["peak_memory_bytes"] > 0
-    assert isinstance(fixed["memory_change"], float)
-    assert "+loss.backward(retain_graph=True)" in fixed["diff"]
-    assert "retain-graph fixes it" in report["summary"]
-    assert "detach-before-backward does not fix it: it raises pytorch/no-grad-fn instead" in report["summary"]
+    assert fixed.seconds > 0 and fixed.peak_memory_bytes > 0
+    assert isinstance(fixed.memory_change, float)
+    assert "+loss.backward(retain_graph=True)" in fixed.diff
+    assert "retain-graph fixes it" in report.summary
+    assert "detach-before-backward does not fix it: it raises pytorch/no-grad-fn instead" in report.summary
 
 
 def test_seed_runs_keep_their_order_and_report_progress(seed_report):
     report, stages, finished, _ = seed_report
     assert "retain_graph=True" in finished[-1]  # it really finished last ...
-    assert report["fixes"][0]["patch"] == "retain-graph"  # ... and is still listed first
+    assert report.fixes[0].patch == "retain-graph"  # ... and is still listed first
     names = [s[0] for s in stages]
     assert names[0] == "running original"
     assert names[-1] == "done" and stages[-1][1] == stages[-1][2] == 6
@@ -119,12 +122,12 @@ def test_seed_runs_keep_their_order_and_report_progress(seed_report):
 
 def test_a_snippet_that_does_not_fail(sandbox_runner, kb):
     report = verify_snippet(SEED_FIXED, runner=sandbox_runner, kb=kb, fixed_code=SEED_FIXED)
-    assert report["reproduced"] is False
-    assert report["exit_reason"] == "ok"
-    assert report["error"] is None
-    assert report["fixes"] == []
-    assert report["summary"].startswith("does not reproduce on torch 2.13")
-    assert "two backward passes done" in report["output"]
+    assert report.reproduced is False
+    assert report.exit_reason == "ok"
+    assert report.error is None
+    assert report.fixes == []
+    assert report.summary.startswith("does not reproduce on torch 2.13")
+    assert "two backward passes done" in report.output
 
 
 def test_the_askers_fixed_version(sandbox_runner, kb):
@@ -133,10 +136,10 @@ def test_the_askers_fixed_version(sandbox_runner, kb):
     no_patches = _without_patches(kb, entry)
     good = verify_snippet(SEED, fixed_code=SEED_FIXED, runner=sandbox_runner, kb=no_patches)
     bad = verify_snippet(SEED, fixed_code=still_broken, runner=sandbox_runner, kb=no_patches)
-    assert [r["workaround"] for r in good["fixes"]] == ["user-fixed"]
-    assert good["fixes"][0]["status"] == "fixed"
-    assert bad["fixes"][0]["status"] == "still_fails"
-    assert "Your fixed version fixes it" in good["summary"]
+    assert [r.workaround for r in good.fixes] == ["user-fixed"]
+    assert good.fixes[0].status == "fixed"
+    assert bad.fixes[0].status == "still_fails"
+    assert "Your fixed version fixes it" in good.summary
 
 
 def _without_patches(kb, entry):
@@ -149,19 +152,19 @@ def _without_patches(kb, entry):
 def test_an_entry_without_a_mechanical_fix_gives_the_diagnosis(sandbox_runner, kb):
     entry = kb.resolve("pytorch/backward-twice")
     report = verify_snippet(SEED, runner=sandbox_runner, kb=_without_patches(kb, entry))
-    assert report["reproduced"] is True and report["fixes"] == []
-    assert report["diagnosis"] == entry.diagnosis["en"]
-    assert "no safe mechanical fix" in report["summary"]
-    assert "Find the tensor that lives across the two backward calls" in report["summary"]
+    assert report.reproduced is True and report.fixes == []
+    assert report.diagnosis == entry.diagnosis["en"]
+    assert "no safe mechanical fix" in report.summary
+    assert "Find the tensor that lives across the two backward calls" in report.summary
 
 
 def test_an_error_without_an_entry(sandbox_runner, kb):
     code = "def load(path):\n    raise ValueError('config file has no [train] section')\n\nload('x.toml')\n"
     report = verify_snippet(code, runner=sandbox_runner, kb=kb)
-    assert report["reproduced"] is True
-    assert report["error"] == {"type": "ValueError", "message": "config file has no [train] section", "entry_id": None}
-    assert report["fixes"] == []
-    assert "matches no known entry" in report["summary"]
+    assert report.reproduced is True
+    assert report.error == ErrorInfo(type="ValueError", message="config file has no [train] section", entry_id=None)
+    assert report.fixes == []
+    assert "matches no known entry" in report.summary
 
 
 def test_patches_that_do_not_apply_say_why(sandbox_runner, kb):
@@ -174,13 +177,13 @@ def test_patches_that_do_not_apply_say_why(sandbox_runner, kb):
         parts[1].backward()
     """)
     report = verify_snippet(code, runner=sandbox_runner, kb=kb)
-    rows = {row["patch"]: row for row in report["fixes"]}
-    assert rows["retain-graph"]["status"] == "fixed"
+    rows = {row.patch: row for row in report.fixes}
+    assert rows["retain-graph"].status == "fixed"
     for name in ("recompute-forward", "no-grad-forward", "move-model-roundtrip"):
-        assert rows[name]["status"] == "not_applicable"
-        assert "`parts[1]`" in rows[name]["reason"]
-        assert rows[name]["seconds"] is None
-    assert rows["detach-before-backward"]["status"] == "new_error"
+        assert rows[name].status == "not_applicable"
+        assert "`parts[1]`" in rows[name].reason
+        assert rows[name].seconds is None
+    assert rows["detach-before-backward"].status == "new_error"
 
 
 def test_a_fix_that_runs_past_the_deadline_is_a_timeout(sandbox_runner, kb):
@@ -190,8 +193,8 @@ def test_a_fix_that_runs_past_the_deadline_is_a_timeout(sandbox_runner, kb):
     entry = kb.resolve("pytorch/backward-twice")
     report = verify_snippet(SEED, fixed_code=sleeper, runner=sandbox_runner, kb=_without_patches(kb, entry),
                             run_options={"limits": Limits(wall_seconds=8)})
-    assert report["reproduced"] is True
-    assert report["fixes"][0]["status"] == "timeout"
+    assert report.reproduced is True
+    assert report.fixes[0].status == "timeout"
 
 
 def test_with_gpus_runs_go_one_per_gpu(seed_report):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.sandbox import run_snippet
+from bot.verify.report import VerifyReport
 from bot.verify.service import run_verification
 
 from .conftest import DATA
@@ -15,26 +16,26 @@ pytestmark = pytest.mark.requires_sandbox
 SEED = (DATA / "seed000_backward_twice.py").read_text()
 
 
-def _statuses(report: dict) -> list[tuple[str, str]]:
-    return [(row["patch"], row["status"]) for row in report["fixes"]]
+def _statuses(report: VerifyReport) -> list[tuple[str, str]]:
+    return [(row.patch, row.status) for row in report.fixes]
 
 
 def test_a_verification_runs_in_one_warm_sandbox_and_agrees_with_a_sandbox_per_run():
     warm = run_verification(SEED)
     cold = run_verification(SEED, runner=run_snippet)
-    assert warm["reproduced"] and cold["reproduced"]
-    assert warm["error"] == cold["error"]
+    assert warm.reproduced and cold.reproduced
+    assert warm.error == cold.error
     assert _statuses(warm) == _statuses(cold) and len(_statuses(warm)) >= 4
-    assert any(line.startswith("warm sandbox:") for line in warm["limits"]), warm["limits"]
-    assert not any(line.startswith("warm sandbox:") for line in cold["limits"])
-    assert not warm.get("notes"), warm.get("notes")  # every run was warm: nothing to explain
+    assert any(line.startswith("warm sandbox:") for line in warm.limits), warm.limits
+    assert not any(line.startswith("warm sandbox:") for line in cold.limits)
+    assert not warm.notes, warm.notes  # every run was warm: nothing to explain
 
 
 def test_the_warm_sandbox_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("TROUBLESHOOT_WARM_SANDBOX", "0")
     report = run_verification("raise ValueError('plain')")
-    assert report["reproduced"] and report["error"]["type"] == "ValueError"
-    assert not any(line.startswith("warm sandbox:") for line in report["limits"])
+    assert report.reproduced and report.error.type == "ValueError"
+    assert not any(line.startswith("warm sandbox:") for line in report.limits)
 
 
 def test_a_snippet_whose_rlimits_differ_is_run_cold_with_a_note():

@@ -20,6 +20,7 @@ from bot.cli import main
 from bot.envs import EnvError, EnvStore, UnknownVersion
 from bot.envs.store import check_version, same_release
 from bot.verify.matrix import combine, format_matrix
+from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "tests" / "verify" / "data" / "seed000_backward_twice.py"
@@ -143,7 +144,7 @@ def test_verify_on_two_environments(torch_envs, capsys):
         assert set(fix["status"]) == {"2.13", "2.13.0"}
     # The same wheel twice: every fix ends the same way on both.
     assert all(len(set(f["status"].values())) == 1 for f in report["matrix"])
-    table = format_matrix(report)
+    table = format_matrix(VerifyReport.from_json(report))
     assert "torch 2.13" in table.splitlines()[0] and "torch 2.13.0" in table.splitlines()[0]
 
 
@@ -180,20 +181,22 @@ def test_remove(torch_envs, capsys):
 # --- combining reports (no torch run) -------------------------------------------------------------
 
 def _row(torch, reproduced, message, fixes):
-    return {"reproduced": reproduced, "exit_reason": "error" if reproduced else "ok",
-            "error": {"type": "RuntimeError", "message": message, "entry_id": "pytorch/x"} if reproduced else None,
-            "environment": {"torch": torch, "torch_env": {"version": torch.split("+")[0], "torch": torch}},
-            "fixes": [{"workaround": w, "patch": w, "kind": "workaround", "status": s} for w, s in fixes.items()]}
+    return VerifyReport(
+        reproduced=reproduced, exit_reason=ExitReason.ERROR if reproduced else ExitReason.OK, output="",
+        error=ErrorInfo(type="RuntimeError", message=message, entry_id="pytorch/x") if reproduced else None,
+        environment={"torch": torch, "torch_env": {"version": torch.split("+")[0], "torch": torch}},
+        fixes=[FixRow(workaround=w, status=Status(s), error=None, seconds=None, peak_memory_bytes=None,
+                      kind="workaround", patch=w, title=None) for w, s in fixes.items()])
 
 
 def test_combine_says_where_it_reproduced_and_which_fix_held_where():
     report = combine([_row("2.9.1", True, "old words", {"a": "fixed", "b": "still_fails"}),
                       _row("2.13.0+cpu", True, "new words", {"a": "fixed", "b": "fixed"}),
                       _row("2.14.1", False, None, {})])
-    assert report["reproduced"] is True  # the first release's report stays the top level
-    assert [r["environment"]["version"] for r in report["versions"]] == ["2.9.1", "2.13.0", "2.14.1"]
-    b = next(f for f in report["matrix"] if f["workaround"] == "b")
+    assert report.reproduced is True  # the first release's report stays the top level
+    assert [r["environment"]["version"] for r in report.versions] == ["2.9.1", "2.13.0", "2.14.1"]
+    b = next(f for f in report.matrix if f["workaround"] == "b")
     assert b["status"] == {"2.9.1": "still_fails", "2.13.0": "fixed", "2.14.1": None}
-    summary = report["version_summary"]
+    summary = report.version_summary
     assert "not on 2.14.1" in summary and "wording differs" in summary
     assert "b holds on 2.13.0 but not on 2.9.1" in summary

@@ -15,6 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
 from bot.answer.document import AnswerDocument
+from bot.evidence.votes import AnswerVote, Direction, record_vote
 from bot.slack.blocks import (DETAILS_ACTION, SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION,
                               answer_buttons, answer_message, details_message, details_view, downvote_modal,
                               snippet_modal, text_message)
@@ -139,14 +140,14 @@ def on_vote(ctx: BotContext, body: dict) -> None:
         log.warning("vote for unknown answer A%s ignored", answer_id)
         return
     row, answer = stored
-    vote = 1 if body["actions"][0]["action_id"] == VOTE_UP_ACTION else -1
+    vote = Direction.UP if body["actions"][0]["action_id"] == VOTE_UP_ACTION else Direction.DOWN
     user_hash = ctx.store.user_hash(team, user)
-    result = ctx.store.vote(answer_id, user_hash, vote)
+    result = record_vote(AnswerVote(answer_id, user_hash, vote), store=ctx.store)
     if not result.changed:
         # A repeated click: say so, only to the clicker.
-        private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == 1 else "👎"))
+        private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == Direction.UP else "👎"))
         return
-    if vote == -1 and body.get("trigger_id"):
+    if vote == Direction.DOWN and body.get("trigger_id"):
         try:  # 👎: ask why (the modal needs the trigger, which expires in 3 seconds: first)
             ctx.client.views_open(trigger_id=body["trigger_id"], view=downvote_modal(answer_id, row.language))
         except Exception as exc:  # noqa: BLE001 - the vote counts without a reason

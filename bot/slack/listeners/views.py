@@ -1,9 +1,9 @@
 """Modals: "paste a snippet" (Verify fix found none) and "why 👎" (a vote down).
 
-"The fix did not work" counts against the fix the answer showed first like a failed
-run from that asker: a verification report with that fix `still_fails`, recorded
-once per asker and answer, under the same rules as any run (bot/evidence/rates.py:
-failures count only once enough distinct askers report one)."""
+"The fix did not work" is a vote against the fix the answer showed first: the asker's
+👎 on that answer (bot/evidence/votes.py), one per asker and answer, counted like any
+vote (bot/evidence/rates.py). It is not a run: nothing was run, so it adds no
+verification, and rates say "votes", not "runs"."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ import logging
 
 from slack_bolt import App
 
-import hashlib
-
-from bot.evidence.record import record_verification
+from bot.evidence.votes import AnswerVote, Direction, record_vote
 from bot.slack.blocks import DOWNVOTE_MODAL, DOWNVOTE_REASONS, SNIPPET_MODAL
 from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
@@ -95,20 +93,15 @@ def register(app: App, ctx: BotContext) -> None:
         ctx.store.add_vote_reason(answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id,
                                   workaround_id=fix, reason=reason, comment=comment)
         if reason == "fix_failed" and row.entry_id and fix:
-            record_failed_fix(ctx, answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id, workaround=fix)
+            record_failed_fix(ctx, answer_id=answer_id, user_hash=user_hash)
         log.info("👎 reason %s for A%s", reason, answer_id)
 
     app.view_submission(SNIPPET_MODAL)(ack=ack_submission, lazy=[run_submission])
     app.view_submission(DOWNVOTE_MODAL)(ack=ack_reason, lazy=[save_reason])
 
 
-def record_failed_fix(ctx: BotContext, *, answer_id: int, user_hash: str, entry_id: str, workaround: str) -> None:
-    """The asker says the fix did not work: one failed run of it from this asker (once per
-    answer: the report key is the answer and the asker)."""
-
-    key = hashlib.sha256(f"feedback:{answer_id}:{user_hash}".encode()).hexdigest()[:64]
-    report = {"reproduced": True, "exit_reason": "feedback", "error": {"entry_id": entry_id},
-              "job": {"id": key}, "environment": {},
-              "fixes": [{"workaround": workaround, "kind": "workaround", "status": "still_fails"}]}
-    record_verification(report, f"feedback on answer {answer_id}", surface="feedback", answer_id=answer_id,
-                        store=ctx.store, asker=user_hash)
+def record_failed_fix(ctx: BotContext, *, answer_id: int, user_hash: str) -> None:
+    """The asker says the fix the answer showed first did not work: their vote on the
+    answer is a 👎 (the 👎 that opened this modal, kept as it is; one that was changed to
+    👍 in the meantime goes back), which rates count against that fix."""
+    record_vote(AnswerVote(answer_id, user_hash, Direction.DOWN), store=ctx.store)

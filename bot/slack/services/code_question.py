@@ -15,7 +15,7 @@ from functools import partial
 
 from bot.answer.code import answer_from_report, not_run_answer
 from bot.answer.document import AnswerDocument
-from bot.evidence.record import record_gap, record_verification
+from bot.evidence.record import Recording, record_gap
 from bot.evidence.signature import question_hash
 from bot.jobs import JobError
 from bot.slack.blocks import Message, apology_message, escape, fallback, sections, text_message, verification_result
@@ -27,6 +27,7 @@ from bot.slack.services.message import ParsedMessage
 from bot.slack.services.slack_api import Posted, Where, post, update
 from bot.slack.services.verification import workaround_titles
 from bot.verify.code_question import CodeQuestion, detect_code, traceback_text
+from bot.verify.report import ExitReason
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,8 @@ class _Progress:
                 return
             self._last = now
         try:
-            update(self.ctx.client, self.status.channel, self.status.ts, [running_message(self.lang, stage, done, total)])
+            update(self.ctx.client, self.status.channel, self.status.ts,
+                   [running_message(self.lang, stage, done, total)])
         except Exception as exc:  # noqa: BLE001 - a missed progress update must not stop the run
             log.warning("progress update failed: %s", type(exc).__name__)
 
@@ -107,7 +109,8 @@ def _show(ctx: BotContext, where: Where, status: Posted, versions: list[Message]
 def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, surface: str, status: Posted,
          user_hash: str, question_ts: str | None) -> None:
     try:
-        report = ctx.executor.submit(question.code, _Progress(ctx, status, lang), lang=lang)
+        recording = Recording("slack", user_hash, store=ctx.store)
+        report = ctx.executor.verify(question.code, _Progress(ctx, status, lang), lang=lang, record=recording)
 
         def answer_fn(text: str, *, lang: str | None, top: int) -> AnswerDocument:
             with ctx.answer_slots:  # answer() takes Slack's escaped text: escape the traceback once
@@ -115,10 +118,9 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
 
         data = answer_from_report(report, question, answer_fn, lang=lang, top=3)
         note = data.note or ""
-        if not report.get("reproduced"):
+        if not report.reproduced:
             _show(ctx, where, status, [text_message(f":white_check_mark: {note}"
-                                                    if report.get("exit_reason") == "ok" else note)])
-            record_verification(report, question.code, surface="slack", store=ctx.store, asker=user_hash)
+                                                    if report.exit_reason == ExitReason.OK else note)])
             return
         error_text = traceback_text(report)
         best = data.best
@@ -136,12 +138,11 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
         shown = _show(ctx, where, status, versions)
         if shown.ts:
             ctx.store.set_answer_posted(answer_id, shown.channel, shown.ts)
-        post(ctx.client, where, [verification_result(report, lang, titles=workaround_titles(data))])
-        record_verification(report, question.code, surface="slack", answer_id=answer_id, store=ctx.store,
-                            asker=user_hash)
+        post(ctx.client, where, [verification_result(report.as_json(), lang, titles=workaround_titles(data))])
+        recording.link_answer(answer_id)  # the answer exists only now, made from the report
         record_gap(error_text, data, store=ctx.store)
         log.info("code question answered A%s entry=%s fixes=%s", answer_id, best.id if best else None,
-                 [f.get("status") for f in report.get("fixes") or []])
+                 [f.status.value for f in report.fixes])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("code question", exc)
 

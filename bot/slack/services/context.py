@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import Executor
+import concurrent.futures
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from slack_sdk import WebClient
 
+from bot.jobs.base import Executor
 from bot.settings import get_settings
 from bot.store import Store
 
@@ -50,13 +51,13 @@ class BotContext:
     client: WebClient
     store: Store
     answer_fn: Callable[..., AnswerDocument]  # bot.answer.answer(text, lang=None, top=3)
-    executor: object                        # services.verification.Executor
+    executor: Executor                      # bot.jobs' executor (services.verification.default_executor)
     bot_user_id: str | None = None
     bot_id: str | None = None
     team_id: str | None = None
     ready: bool = False                     # the answer index is loaded (see app.warm_up)
-    work_pool: Executor | None = None       # bolt's listeners and lazy functions
-    verify_pool: Executor | None = None     # verification runs, apart so they never hold up answers
+    work_pool: concurrent.futures.Executor | None = None       # bolt's listeners and lazy functions
+    verify_pool: concurrent.futures.Executor | None = None     # verification runs, apart so they never hold up answers
     # Retrieval is CPU-bound: more searches at once than cores only slows every one of them
     # (and the acks) down, while the work threads may wait on Slack as long as they like.
     answer_slots: threading.BoundedSemaphore = field(

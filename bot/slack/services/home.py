@@ -25,6 +25,7 @@ from bot.store.models import Vote
 from bot.store.models import Verification
 from bot.store.models import CoverageGap, VerificationOutcome
 from bot.store.models import Answer, utcnow
+from bot.verify.report import Status
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def user_section(ctx: BotContext, user_hash: str, lang: str) -> list[Block]:
     for r in rows:
         outcome = []
         v = verified.get(r.id)
-        if v is not None and v.surface != "feedback":
+        if v is not None and v.surface != "feedback":  # rows a 👎 reason made before votes had their own call
             outcome.append(t("home_verified", lang) if v.reproduced else t("home_not_reproduced", lang))
         if r.id in votes:
             outcome.append("👍" if votes[r.id] == 1 else "👎")
@@ -116,7 +117,7 @@ def admin_section(ctx: BotContext, lang: str) -> list[Block]:
                                     .limit(5)))
         runs = session.execute(
             select(VerificationOutcome.entry_id, VerificationOutcome.item_id, func.count(),
-                   func.sum(case((VerificationOutcome.status == "fixed", 1), else_=0)))
+                   func.sum(case((VerificationOutcome.status == Status.FIXED.value, 1), else_=0)))
             .where(VerificationOutcome.kind == "workaround", VerificationOutcome.counted.is_(True))
             .group_by(VerificationOutcome.entry_id, VerificationOutcome.item_id)
             .order_by(func.count().desc()).limit(TOP)).all()

@@ -1,9 +1,10 @@
 """Verify the fixes of an answer on the asker's snippet, from a Slack button.
 
-The run goes through an executor: `submit(code, progress) -> result`, where
-`progress(stage, done, total)` reports each step and the result is the
-`troubleshoot verify --json` document. By default that is bot.jobs'
-executor: in this process, or on GPU workers through Celery when REDIS_URL is set.
+The run goes through bot.jobs' executor (`BotContext.executor`, the one Executor
+protocol of bot/jobs/base.py): in this process, or on GPU workers through Celery when
+REDIS_URL is set. `executor.verify(code, progress, record=Recording(...))` waits for
+the typed report, which is recorded as evidence on the way (bot/evidence/record.py);
+`progress(stage, done, total)` reports each step.
 
 What must hold: one running verification per user (a lock row in the store, so a
 double click or a second bot process starts nothing twice); a status message that
@@ -17,43 +18,25 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import Protocol
 
-from bot.evidence.record import record_verification
-from bot.jobs import JobError, get_executor
-from bot.jobs import Executor as JobExecutor
+from bot.evidence.record import Recording
+from bot.jobs import Executor, JobError, get_executor
 from bot.slack.blocks import (apology_message, fix_titles, output_excerpt, verification_done_notice,
                               verification_progress, verification_result)
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import Where, post, update
-from bot.verify.report import Progress
 
 log = logging.getLogger(__name__)
 
 UPDATE_EVERY_S = 1.0  # chat.update is rate limited (about 50 a minute per channel)
 
 
-class Executor(Protocol):
-    def submit(self, code: str, progress: Progress, *, lang: str = "en") -> dict: ...
-
-
-class JobsExecutor:
-    """bot.jobs' executor as an `Executor`: `submit` blocks until the report is there.
-    JobError messages are meant for the user."""
-
-    def __init__(self, executor: JobExecutor | None = None):
-        self.executor = executor or get_executor()
-
-    def submit(self, code: str, progress: Progress | None = None, *, lang: str = "en",
-               fixed_code: str | None = None) -> dict:
-        return self.executor.verify(code, progress, fixed_code=fixed_code, lang=lang)
-
-
 def default_executor() -> Executor:
     """bot.jobs' executor: in this process, or on GPU workers through the broker when
-    REDIS_URL is set (nothing connects until a verification is submitted)."""
-    return JobsExecutor()
+    REDIS_URL is set (nothing connects until a verification is submitted). JobError
+    messages are meant for the user."""
+    return get_executor()
 
 
 class _StatusUpdater:
@@ -110,10 +93,11 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         status = post(ctx.client, where, [verification_progress(lang, "queued", 0, 0)])
         titles = workaround_titles(answer)
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang, titles) if status.ts else (lambda *a: None)
-        result = ctx.executor.submit(code, progress, lang=lang)
-        # record_verification never raises; see bot/evidence/record.py
-        record_verification(result, code, surface="slack", answer_id=answer_id, store=ctx.store, asker=user_hash)
-        output = result.get("output") or ""
+        # Recording never raises; see bot/evidence/record.py
+        report = ctx.executor.verify(code, progress, lang=lang,
+                                     record=Recording("slack", user_hash, answer_id=answer_id, store=ctx.store))
+        result = report.as_json()  # what the Slack blocks render
+        output = report.output or ""
         _, cut = output_excerpt(output)
         attached = False
         if cut and status.channel:
@@ -136,8 +120,8 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                      [verification_done_notice(lang, user, result, titles=titles)], lang=lang)
             except Exception as exc:  # noqa: BLE001 - the result is there already
                 log.warning("could not notify the asker: %s", type(exc).__name__)
-        log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, result.get("reproduced"),
-                 [f.get("status") for f in result.get("fixes") or []])
+        log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, report.reproduced,
+                 [f.status.value for f in report.fixes])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
         ref = log_failure("verification", exc)
         apology = apology_message(ref, lang, detail=str(exc) if isinstance(exc, JobError) else None)
