@@ -20,6 +20,8 @@ from pathlib import Path
 import answer_docs
 import pytest
 
+from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
+
 REPO = Path(__file__).resolve().parent.parent
 ENTRY = "pytorch/backward-twice"
 QUESTION = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors "
@@ -32,10 +34,12 @@ DEAD_END = "retain-graph-everywhere"
 EXPECTED = [CONFIRMED, "retain-graph-all-but-last", "detach-fake-for-discriminator", "detach-carried-state"]
 
 
-def _report(fixes: list[tuple[str, str, str]]) -> dict:
-    return {"reproduced": True, "exit_reason": "exception", "environment": {"torch": "2.13.0", "python": "3.11.9"},
-            "error": {"type": "RuntimeError", "entry_id": ENTRY},
-            "fixes": [{"kind": kind, "workaround": item, "status": status} for kind, item, status in fixes]}
+def _report(fixes: list[tuple[str, str, str]]) -> VerifyReport:
+    return VerifyReport(
+        reproduced=True, exit_reason=ExitReason.ERROR, output="", environment={"torch": "2.13.0", "python": "3.11.9"},
+        error=ErrorInfo(type="RuntimeError", message=None, entry_id=ENTRY),
+        fixes=[FixRow(workaround=item, status=Status(status), error=None, seconds=None, peak_memory_bytes=None,
+                      kind=kind, patch=None, title=None) for kind, item, status in fixes])
 
 
 @pytest.fixture
