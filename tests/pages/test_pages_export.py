@@ -9,7 +9,6 @@ import posixpath
 import re
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import answer_docs

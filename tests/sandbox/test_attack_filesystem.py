@@ -70,8 +70,8 @@ def test_attack_leave_files_for_the_next_run(contained):
     )
     second = contained.run(look, limits=LIMITS)
     assert "True" not in second.output, second.output
-    assert f"/tmp False []" in second.output
-    assert f"/home/sandbox False ['snippet.py']" in second.output
+    assert "/tmp False []" in second.output
+    assert "/home/sandbox False ['snippet.py']" in second.output
 
 
 def test_attack_disk_fill(contained):

@@ -6,13 +6,10 @@ the torch-specific ones preload torch as jobs do."""
 from __future__ import annotations
 
 import json
-import os
 import time
-from pathlib import Path
 
 import pytest
 
-from bot.sandbox import Limits
 from bot.sandbox.limits import MiB
 from bot.sandbox.warm import WarmRunner, ZygotePool
 from bot.sandbox.zygote import WarmUnavailable, Zygote, preload_list

@@ -10,8 +10,6 @@ environment, not torch. Both are real installs, checked by importing torch from 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
