@@ -10,7 +10,7 @@ import json
 import pytest
 
 from answer_docs import document, match, workaround
-from bot.slack.listeners import actions, commands, events, home
+from bot.slack.listeners import actions, commands, events, home, views
 from slack_harness import SIGNING_SECRET
 
 
@@ -112,3 +112,38 @@ def test_opening_app_home_publishes_the_users_tab(ctx, fake_slack):
 def test_the_messages_tab_of_app_home_publishes_nothing(ctx, fake_slack):
     home.on_home(ctx, {"team_id": "T1"}, {"type": "app_home_opened", "user": "U7", "tab": "messages"})
     assert fake_slack.calls("views.publish") == []
+
+
+def _snippet_view(answer_id: int, code: str) -> dict:
+    return {"private_metadata": str(answer_id), "state": {"values": {"snippet": {"code": {"value": code}}}}}
+
+
+def test_a_snippet_that_is_not_python_is_refused_in_the_modal(ctx):
+    answer_id = _stored_answer(ctx)
+    ack = Ack()
+    views.ack_submission(ctx, ack, _snippet_view(answer_id, "def broken(:\n"))
+    assert ack.calls[0]["response_action"] == "errors" and "line 1" in ack.calls[0]["errors"]["snippet"]
+
+
+def test_a_python_snippet_closes_the_modal(ctx):
+    ack = Ack()
+    views.ack_submission(ctx, ack, _snippet_view(_stored_answer(ctx), "import torch\n"))
+    assert ack.calls == [{}]
+
+
+def test_the_fix_did_not_work_is_a_vote_against_it_not_a_run(ctx, fake_slack):
+    from sqlalchemy import func, select
+
+    from bot.store.models import Verification
+
+    answer_id = _stored_answer(ctx)
+    view = {"private_metadata": str(answer_id),
+            "state": {"values": {"reason": {"choice": {"selected_option": {"value": "fix_failed"}}},
+                                 "comment": {"text": {"value": "still crashes"}}}}}
+    body = {"user": {"id": "U1"}, "team": {"id": "T1"}}
+    views.save_reason(ctx, body, view)
+    views.save_reason(ctx, body, view)  # the same asker twice: still one voice
+    assert ctx.store.vote_counts(answer_id) == (0, 1)
+    with ctx.store.session() as session:
+        assert session.scalar(select(func.count()).select_from(Verification)) == 0
+    assert _slack_calls(fake_slack) == []

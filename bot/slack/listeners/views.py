@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import logging
+from typing import Any
 
 from slack_bolt import App
 
@@ -48,56 +49,60 @@ def _answer_id(view: dict) -> int | None:
         return None
 
 
-def register(app: App, ctx: BotContext) -> None:
-
-    def ack_submission(ack, view: dict) -> None:
-        error = _syntax_error(_code(view))
-        if error:
-            stored = stored_answer(ctx, _answer_id(view) or -1)
-            lang = stored[0].language if stored else "en"
-            ack(response_action="errors", errors={"snippet": t("not_python", lang, error=error)})
-        else:
-            ack()
-
-    def run_submission(body: dict, view: dict) -> None:
-        code = _code(view)
-        answer_id = _answer_id(view)
-        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-        if _syntax_error(code) or stored is None:
-            log.warning("snippet modal with a bad snippet or unknown answer ignored")
-            return
-        row, answer = stored
-        user = (body.get("user") or {}).get("id")
-        with apologise_on_failure(ctx, "verify from modal", Where(channel=None, user=user),
-                                  row.language):
-            verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code,
-                               private=row.surface == "command" or not row.channel)
-
-    def ack_reason(ack, view: dict) -> None:
+def ack_submission(ctx: BotContext, ack: Any, view: dict) -> None:
+    error = _syntax_error(_code(view))
+    if error:
+        stored = stored_answer(ctx, _answer_id(view) or -1)
+        lang = stored[0].language if stored else "en"
+        ack(response_action="errors", errors={"snippet": t("not_python", lang, error=error)})
+    else:
         ack()
 
-    def save_reason(body: dict, view: dict) -> None:
-        answer_id = _answer_id(view)
-        stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-        values = (view.get("state") or {}).get("values") or {}
-        reason = (((values.get("reason") or {}).get("choice") or {}).get("selected_option") or {}).get("value")
-        comment = ((values.get("comment") or {}).get("text") or {}).get("value")
-        user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
-        if stored is None or reason not in DOWNVOTE_REASONS or not user:
-            log.warning("a 👎 reason for an unknown answer or with no reason ignored")
-            return
-        row, answer = stored
-        user_hash = ctx.store.user_hash(team, user)
-        best = answer.best
-        fix = best.workarounds[0].id if best and best.workarounds else None  # the fix the answer showed first
-        ctx.store.add_vote_reason(answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id,
-                                  workaround_id=fix, reason=reason, comment=comment)
-        if reason == "fix_failed" and row.entry_id and fix:
-            record_failed_fix(ctx, answer_id=answer_id, user_hash=user_hash)
-        log.info("👎 reason %s for A%s", reason, answer_id)
 
-    app.view_submission(SNIPPET_MODAL)(ack=ack_submission, lazy=[run_submission])
-    app.view_submission(DOWNVOTE_MODAL)(ack=ack_reason, lazy=[save_reason])
+def run_submission(ctx: BotContext, body: dict, view: dict) -> None:
+    code = _code(view)
+    answer_id = _answer_id(view)
+    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+    if _syntax_error(code) or stored is None:
+        log.warning("snippet modal with a bad snippet or unknown answer ignored")
+        return
+    row, answer = stored
+    user = (body.get("user") or {}).get("id")
+    with apologise_on_failure(ctx, "verify from modal", Where(channel=None, user=user),
+                              row.language):
+        verify_from_slack(ctx, body, answer_id=answer_id, row=row, answer=answer, code=code,
+                           private=row.surface == "command" or not row.channel)
+
+
+def ack_reason(ack: Any, view: dict) -> None:
+    ack()
+
+
+def save_reason(ctx: BotContext, body: dict, view: dict) -> None:
+    answer_id = _answer_id(view)
+    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
+    values = (view.get("state") or {}).get("values") or {}
+    reason = (((values.get("reason") or {}).get("choice") or {}).get("selected_option") or {}).get("value")
+    comment = ((values.get("comment") or {}).get("text") or {}).get("value")
+    user, team = (body.get("user") or {}).get("id"), (body.get("team") or {}).get("id")
+    if stored is None or reason not in DOWNVOTE_REASONS or not user:
+        log.warning("a 👎 reason for an unknown answer or with no reason ignored")
+        return
+    row, answer = stored
+    user_hash = ctx.store.user_hash(team, user)
+    best = answer.best
+    fix = best.workarounds[0].id if best and best.workarounds else None  # the fix the answer showed first
+    ctx.store.add_vote_reason(answer_id=answer_id, user_hash=user_hash, entry_id=row.entry_id,
+                              workaround_id=fix, reason=reason, comment=comment)
+    if reason == "fix_failed" and row.entry_id and fix:
+        record_failed_fix(ctx, answer_id=answer_id, user_hash=user_hash)
+    log.info("👎 reason %s for A%s", reason, answer_id)
+
+
+def register(app: App, ctx: BotContext) -> None:
+    app.view_submission(SNIPPET_MODAL)(ack=lambda ack, view: ack_submission(ctx, ack, view),
+                                       lazy=[lambda body, view: run_submission(ctx, body, view)])
+    app.view_submission(DOWNVOTE_MODAL)(ack=ack_reason, lazy=[lambda body, view: save_reason(ctx, body, view)])
 
 
 def record_failed_fix(ctx: BotContext, *, answer_id: int, user_hash: str) -> None:
