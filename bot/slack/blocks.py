@@ -20,7 +20,7 @@ from slack_sdk.models.views import View
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
 from bot.text.scripts import UNSPACED
-from bot.verify.report import Status
+from bot.verify.report import ErrorInfo, Status, VerifyReport
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
@@ -580,44 +580,41 @@ def _diff_text(diff: str | None) -> str:
     return f"\n{FENCE}\n{escape(body.replace(FENCE, '` ` `'))}\n{FENCE}" if body.strip() else ""
 
 
-def verification_result(result: dict, lang: str, *, titles: dict[str, str] | None = None,
+def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, str] | None = None,
                         file_attached: bool = False, user: str | None = None) -> Message:
     titles = titles or {}
-    reproduced = result.get("reproduced")
-    err = result.get("error") or {}
+    err = report.error or ErrorInfo(type=None, message=None, entry_id=None)
     head = f":test_tube: *{t('verify_done', lang)}*\n"
     plain = t("verify_done", lang) + ". "
-    if reproduced:
-        detail = f"`{escape(err.get('type') or '')}` {escape((err.get('message') or '')[:300])}"
+    if report.reproduced:
+        detail = f"`{escape(err.type or '')}` {escape((err.message or '')[:300])}"
         head += f"{t('reproduced', lang)}: {detail}"
-        plain += f"{t('reproduced', lang)}: {err.get('type') or ''}"
+        plain += f"{t('reproduced', lang)}: {err.type or ''}"
     else:
-        head += f"{t('not_reproduced', lang)} (exit: `{escape(result.get('exit_reason') or '?')}`)"
+        head += f"{t('not_reproduced', lang)} (exit: `{escape(report.exit_reason or '?')}`)"
         plain += t("not_reproduced", lang)
     blocks = sections(head)
     summary = []
-    for fix in result.get("fixes") or []:
-        status = fix.get("status") or "?"
-        name = fix.get("title") or titles.get(fix.get("workaround")) or fix.get("workaround") or "?"
+    for fix in report.fixes:
+        status = fix.status
+        name = fix.title or titles.get(fix.workaround) or fix.workaround or "?"
         cost = []
-        if isinstance(fix.get("seconds"), (int, float)):
-            cost.append(f"{fix['seconds']:.1f}s")
-        if isinstance(fix.get("peak_memory_bytes"), int) and fix["peak_memory_bytes"] > 0:
-            cost.append(f"{fix['peak_memory_bytes'] / 2**20:.0f} MiB")
+        if isinstance(fix.seconds, (int, float)):
+            cost.append(f"{fix.seconds:.1f}s")
+        if isinstance(fix.peak_memory_bytes, int) and fix.peak_memory_bytes > 0:
+            cost.append(f"{fix.peak_memory_bytes / 2**20:.0f} MiB")
         line = f"{STATUS_EMOJI.get(status, '•')} *{escape(tidy(name))}*: {status_word(status, lang)}"
-        if fix.get("kind") == "dead_end":
+        if fix.kind == "dead_end":
             line += f" _({t('dead_end_tag', lang)})_"
         if cost:
             line += f" ({', '.join(cost)})"
-        if status in (Status.NEW_ERROR, Status.STILL_FAILS) and fix.get("error"):
-            fix_err = fix["error"]
-            desc = fix_err.get("type", "") if isinstance(fix_err, dict) else str(fix_err)
-            line += f" `{escape(desc[:150])}`"
-        if status == Status.FIXED or fix.get("kind") != "dead_end":
-            line += _diff_text(fix.get("diff"))
+        if status in (Status.NEW_ERROR, Status.STILL_FAILS) and fix.error is not None:
+            line += f" `{escape((fix.error.type or '')[:150])}`"
+        if status == Status.FIXED or fix.kind != "dead_end":
+            line += _diff_text(fix.diff or None)
         blocks += sections(line)
         summary.append(f"{tidy(name)}: {status_word(status, lang)}")
-    excerpt, cut = output_excerpt(result.get("output") or "")
+    excerpt, cut = output_excerpt(report.output or "")
     if excerpt.strip():
         note = f" ({t('full_output', lang)})" if cut and file_attached else ""
         blocks += sections(f"*{t('output', lang)}*{note}\n{FENCE}\n{escape(excerpt)}\n{FENCE}")
@@ -629,12 +626,13 @@ def verification_result(result: dict, lang: str, *, titles: dict[str, str] | Non
     return Message(text=fallback(text), blocks=blocks)
 
 
-def verification_done_notice(lang: str, user: str, result: dict, *, titles: dict[str, str] | None = None) -> Message:
+def verification_done_notice(lang: str, user: str, report: VerifyReport, *,
+                             titles: dict[str, str] | None = None) -> Message:
     """A new message in the thread (an edit notifies nobody) that mentions the asker."""
     titles = titles or {}
-    fixed = [tidy(f.get("title") or titles.get(f.get("workaround")) or f.get("workaround") or "?")
-             for f in result.get("fixes") or [] if f.get("status") == Status.FIXED and f.get("kind") != "dead_end"]
-    if not result.get("reproduced"):
+    fixed = [tidy(f.title or titles.get(f.workaround) or f.workaround or "?")
+             for f in report.fixes if f.status == Status.FIXED and f.kind != "dead_end"]
+    if not report.reproduced:
         outcome = t("not_reproduced", lang)
     elif fixed:
         outcome = t("verify_fixed_by", lang, fixes=", ".join(fixed[:3]))

@@ -11,6 +11,7 @@ import answer_docs
 from slack_fake_api import block_problems
 
 from bot.answer.document import Match
+from bot.verify.report import FixRow, VerifyReport
 
 from bot.slack.blocks import (FIRST_MESSAGE_LIMIT, SECTION_LIMIT, answer_message, compact_answer_message,
                               details_message, details_view, minimal_answer_message, output_excerpt, split_mrkdwn,
@@ -174,14 +175,18 @@ def test_verification_messages():
     assert "1 of 3 fixes checked · now trying: Keep the graph for the second pass" in progress["text"]
     assert "retain-graph" not in progress["text"] and "/4" not in progress["text"]  # one counter, titles not ids
     assert "원본 실행 중" in rendered(verification_progress("ko", "running original", 0, 1))["text"]
-    result = {"reproduced": True, "exit_reason": "error", "output": "line\n" * 100,
-              "error": {"type": "RuntimeError", "message": "Trying to backward through the graph a second time",
-                        "entry_id": "pytorch/backward-twice"},
-              "fixes": [{"workaround": "w0", "status": "fixed", "error": None, "seconds": 1.5,
-                         "peak_memory_bytes": 50 * 2**20,
-                         "diff": "--- snippet.py\n+++ snippet.py (p)\n@@ -1,2 +1,2 @@\n-y.backward()\n+y.backward(retain_graph=True)\n"},
-                        {"workaround": "d1", "status": "new_error", "error": {"type": "RuntimeError"},
-                         "seconds": 1.1, "peak_memory_bytes": 0, "kind": "dead_end"}]}
+    fix = dict(error=None, seconds=None, peak_memory_bytes=None, kind="workaround", patch=None, title=None)
+    result = VerifyReport.from_json({
+        "reproduced": True, "exit_reason": "error", "output": "line\n" * 100, "environment": {},
+        "error": {"type": "RuntimeError", "message": "Trying to backward through the graph a second time",
+                  "entry_id": "pytorch/backward-twice"},
+        "fixes": [FixRow.from_json({**fix, "workaround": "w0", "status": "fixed", "seconds": 1.5,
+                                    "peak_memory_bytes": 50 * 2**20,
+                                    "diff": "--- snippet.py\n+++ snippet.py (p)\n@@ -1,2 +1,2 @@\n-y.backward()\n"
+                                            "+y.backward(retain_graph=True)\n"}).as_json(),
+                  FixRow.from_json({**fix, "workaround": "d1", "status": "new_error", "kind": "dead_end",
+                                    "error": {"type": "RuntimeError", "message": None, "entry_id": None},
+                                    "seconds": 1.1, "peak_memory_bytes": 0}).as_json()]})
     payload = rendered(verification_result(result, "en", titles={"w0": "Add the losses"}, file_attached=True,
                                            user="U0ASKER"))
     body = "\n".join(section_texts(payload))

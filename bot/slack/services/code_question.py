@@ -138,7 +138,7 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
         shown = _show(ctx, where, status, versions)
         if shown.ts:
             ctx.store.set_answer_posted(answer_id, shown.channel, shown.ts)
-        post(ctx.client, where, [verification_result(report.as_json(), lang, titles=workaround_titles(data))])
+        post(ctx.client, where, [verification_result(report, lang, titles=workaround_titles(data))])
         recording.link_answer(answer_id)  # the answer exists only now, made from the report
         record_gap(error_text, data, store=ctx.store)
         log.info("code question answered A%s entry=%s fixes=%s", answer_id, best.id if best else None,

@@ -21,6 +21,7 @@ from functools import partial
 
 from bot.evidence.record import Recording
 from bot.jobs import Executor, JobError, get_executor
+from bot.answer.document import AnswerDocument
 from bot.slack.blocks import (apology_message, fix_titles, output_excerpt, verification_done_notice,
                               verification_progress, verification_result)
 from bot.slack.services.context import BotContext
@@ -62,12 +63,12 @@ class _StatusUpdater:
             log.warning("progress update failed: %s", type(exc).__name__)
 
 
-def workaround_titles(answer: dict | None) -> dict[str, str]:
+def workaround_titles(answer: AnswerDocument | None) -> dict[str, str]:
     return fix_titles(answer)
 
 
 def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where,
-                       lang: str, answer: dict | None = None, user: str | None = None) -> bool:
+                       lang: str, answer: AnswerDocument | None = None, user: str | None = None) -> bool:
     """Start a verification on the verification pool; False (and nothing started) when
     this user already has one running, in this process or another sharing the store."""
     if not ctx.store.lock_verification(user_hash, answer_id):
@@ -86,7 +87,7 @@ def start_verification(ctx: BotContext, *, code: str, user_hash: str, answer_id:
 
 
 def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | None, where: Where, lang: str,
-                answer: dict | None, user: str | None = None) -> None:
+                answer: AnswerDocument | None, user: str | None = None) -> None:
     """Run one verification and report it in Slack; the user's lock is released at the end."""
     status = None
     try:
@@ -96,7 +97,6 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         # Recording never raises; see bot/evidence/record.py
         report = ctx.executor.verify(code, progress, lang=lang,
                                      record=Recording("slack", user_hash, answer_id=answer_id, store=ctx.store))
-        result = report.as_json()  # what the Slack blocks render
         output = report.output or ""
         _, cut = output_excerpt(output)
         attached = False
@@ -108,7 +108,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                 attached = True
             except Exception as exc:  # noqa: BLE001 - the summary still goes out
                 log.warning("uploading the full output failed: %s", type(exc).__name__)
-        final = verification_result(result, lang, titles=titles, file_attached=attached, user=user)
+        final = verification_result(report, lang, titles=titles, file_attached=attached, user=user)
         if status.ts:
             update(ctx.client, status.channel, status.ts, [final])
         else:
@@ -117,7 +117,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
             # An edit notifies nobody: a new message in the thread tells the asker it is done.
             try:
                 post(ctx.client, Where(channel=status.channel, thread_ts=where.thread_ts, user=user),
-                     [verification_done_notice(lang, user, result, titles=titles)], lang=lang)
+                     [verification_done_notice(lang, user, report, titles=titles)], lang=lang)
             except Exception as exc:  # noqa: BLE001 - the result is there already
                 log.warning("could not notify the asker: %s", type(exc).__name__)
         log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, report.reproduced,
