@@ -26,6 +26,7 @@ from bot.pages.areas import ORDER as AREA_ORDER, area_of
 from bot.store.models import CoverageGap, Verification, VerificationOutcome
 from bot.store.models import Answer, Vote
 from bot.text.lang import LANGUAGES
+from bot.verify.report import Status
 
 log = logging.getLogger(__name__)
 
@@ -153,8 +154,8 @@ def _load(store, now: datetime) -> Snapshot:
                 .where(VerificationOutcome.kind == "workaround", Verification.created_at >= start,
                        Verification.counted.is_not(False))):
             week = weeks.get(_week(_aware(created)))
-            if week is not None and status in ("fixed", "still_fails", "new_error"):
-                week["fixed" if status == "fixed" else "failed"] += 1
+            if week is not None and status in (Status.FIXED, Status.STILL_FAILS, Status.NEW_ERROR):
+                week["fixed" if status == Status.FIXED else "failed"] += 1
         for (created,) in session.execute(select(Answer.created_at).where(Answer.created_at >= start)):
             week = weeks.get(_week(_aware(created)))
             if week is not None:
