@@ -55,7 +55,7 @@ def find_entries(text: str, kb: m.KnowledgeBase) -> tuple[list[str], dict[str, s
     lines = [line for line in text.splitlines() if line.strip()]
     normalised = [normalise_message(line) for line in lines]
     for entry in kb.entries.values():
-        count = sum(1 for raw, norm in zip(lines, normalised) if entry.matches(raw, norm))
+        count = sum(1 for raw, norm in zip(lines, normalised, strict=True) if entry.matches(raw, norm))
         if count:
             hits[entry.id] = (count, f"signature matched {count} line(s)")
         for name in [entry.id, *entry.aliases]:

@@ -169,7 +169,8 @@ def build_args(spec: Spec) -> list[str]:
         a += ["--ro-bind", src(lay.python_prefix), lay.python_prefix]
     if lay.site_packages:
         a += ["--symlink", lay.python_exe, VENV_PYTHON, "--symlink", "python", f"{VENV}/bin/python3"]
-    for d, dest in zip(lay.site_packages, site_packages_in_sandbox(lay)):
+    # strict=False: site_packages_in_sandbox names a first place even when there is no site-packages
+    for d, dest in zip(lay.site_packages, site_packages_in_sandbox(lay), strict=False):
         a += ["--ro-bind", src(d), dest]
     for path, fd in spec.data_fds.items():
         a += ["--perms", "0444", "--ro-bind-data", str(fd), path]

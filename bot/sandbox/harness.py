@@ -479,7 +479,7 @@ def _serve_one(control, config, spec, fds, flags):
     out_fd, snippet_fd, report_fd, *file_fds = fds
     home = os.path.dirname(config["snippet"])
     _write_file(config["snippet"], snippet_fd)
-    for name, fd in zip(spec.get("files", []), file_fds):
+    for name, fd in zip(spec.get("files", []), file_fds, strict=True):
         _write_file(os.path.join(home, os.path.basename(name)), fd)
     for fd in [snippet_fd, *file_fds]:
         os.close(fd)

@@ -65,7 +65,7 @@ def test_entry_score_adds_its_best_chunks_with_falling_weights(engine):
     other = next(i for i, c in enumerate(engine.index.chunks) if c.entries == ["pytorch/no-grad-fn"])
     scores[oom] = [0.8, 0.6, 0.4, 0.2]
     scores[other] = 0.9
-    agg = dict(zip(emap.entry_ids, emap.aggregate(scores)))
+    agg = dict(zip(emap.entry_ids, emap.aggregate(scores), strict=True))
     assert agg["pytorch/cuda-oom"] == pytest.approx(0.8 + 0.5 * 0.6 + 0.25 * 0.4)
     assert agg["pytorch/no-grad-fn"] == pytest.approx(0.9)
     assert emap.best_dict(scores)["pytorch/cuda-oom"] == pytest.approx(0.8)
