@@ -96,7 +96,8 @@ def discover_host() -> HostLayout:
 
 def synthetic_etc() -> dict[str, bytes]:
     return {
-        "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:{HOME}:/usr/sbin/nologin\n".encode(),
+        "/etc/passwd": ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                        f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:{HOME}:/usr/sbin/nologin\n").encode(),
         "/etc/group": f"root:x:0:\nsandbox:x:{SANDBOX_GID}:\n".encode(),
         "/etc/hosts": b"127.0.0.1 localhost sandbox\n::1 localhost\n",
         "/etc/hostname": b"sandbox\n",
