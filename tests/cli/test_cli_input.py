@@ -123,7 +123,8 @@ def test_binary_is_still_binary():
 
 
 @pytest.mark.parametrize("text, language", [
-    ("CUDAのメモリが不足しています。バッチサイズを小さくしてください。\nRuntimeError: CUDA out of memory\n", "Japanese"),
+    ("CUDAのメモリが不足しています。バッチサイズを小さくしてください。\n"
+     "RuntimeError: CUDA out of memory\n", "Japanese"),
     ("تحدث هذه المشكلة عندما تكون ذاكرة بطاقة الرسومات غير كافية.\nRuntimeError: CUDA out of memory\n", "Arabic"),
 ])
 def test_kb_add_refuses_languages_it_does_not_serve(tmp_path, capsys, text, language):
