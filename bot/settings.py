@@ -157,7 +157,8 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value):
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", "envs_index_url", mode="before")
+    @field_validator("redis_url", "database_url", "slack_api_url", "worker_name", "public_url", "envs_index_url",
+                     mode="before")
     @classmethod
     def _strip(cls, value):
         return value.strip() if isinstance(value, str) else value

@@ -8,28 +8,28 @@ from typing import Any
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 
 
-def workaround(id: str = "w", title: str = "Do this", **fields: Any) -> WorkaroundItem:
+def workaround(item_id: str = "w", title: str = "Do this", **fields: Any) -> WorkaroundItem:
     values: dict[str, Any] = dict(
         explanation="Because.", code=None, success_rate=None, rate_kind="estimate",
         rate_text="team estimate, not yet verified", estimate=None, evidence=0, rate_source="prior",
         evidence_summary=None, verified=None, refuted=False, scenario=None, caveats=None, patch=None)
     values.update(fields)
-    return WorkaroundItem(id=id, title=title, **values)
+    return WorkaroundItem(id=item_id, title=title, **values)
 
 
-def dead_end(id: str = "d", title: str = "Not this", **fields: Any) -> DeadEndItem:
+def dead_end(item_id: str = "d", title: str = "Not this", **fields: Any) -> DeadEndItem:
     values: dict[str, Any] = dict(
         why="It fails too.", code=None, leads_to=None, fail_rate=None, rate_kind="estimate", rate_text=None,
         evidence=None, rate_source=None, evidence_summary=None, verified=None, refuted=False)
     values.update(fields)
-    return DeadEndItem(id=id, title=title, **values)
+    return DeadEndItem(id=item_id, title=title, **values)
 
 
-def match(id: str = "pytorch/example", title: str = "Example", **fields: Any) -> Match:
+def match(entry_id: str = "pytorch/example", title: str = "Example", **fields: Any) -> Match:
     values: dict[str, Any] = dict(score=1.0, confidence=0.92, root_cause="Why it fails.", workarounds=[],
                                   dead_ends=[], sources=[], page_url=None)
     values.update(fields)
-    return Match(id=id, title=title, **values)
+    return Match(id=entry_id, title=title, **values)
 
 
 def source(title: str, url: str | None = None) -> Source:

@@ -79,7 +79,8 @@ def test_binary_and_unsupported_files_are_refused_with_a_reason(kb_dir, tmp_path
 def test_curated_article_keeps_its_metadata(kb_dir, tmp_path, capsys):
     curated = tmp_path / "runbook.md"
     curated.write_text("---\ntitle: Our runbook\nlanguage: zh\nsource: https://wiki.example/runbook\n"
-                       "entries: [pytorch/grad-accumulation-required-grad-false]\n---\n反向传播两次时先检查循环外的张量。\n",
+                       "entries: [pytorch/grad-accumulation-required-grad-false]\n---\n"
+                       "反向传播两次时先检查循环外的张量。\n",
                        encoding="utf-8")
     code, results = add_json(kb_dir, curated, capsys=capsys)
     assert code == 0

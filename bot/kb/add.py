@@ -55,13 +55,14 @@ def find_entries(text: str, kb: m.KnowledgeBase) -> tuple[list[str], dict[str, s
     lines = [line for line in text.splitlines() if line.strip()]
     normalised = [normalise_message(line) for line in lines]
     for entry in kb.entries.values():
-        count = sum(1 for raw, norm in zip(lines, normalised) if entry.matches(raw, norm))
+        count = sum(1 for raw, norm in zip(lines, normalised, strict=True) if entry.matches(raw, norm))
         if count:
             hits[entry.id] = (count, f"signature matched {count} line(s)")
         for name in [entry.id, *entry.aliases]:
             if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text):
                 previous = hits.get(entry.id, (0, ""))[0]
-                hits[entry.id] = (previous + 10, f"names {name!r}" + (f"; {hits[entry.id][1]}" if entry.id in hits else ""))
+                why = f"names {name!r}" + (f"; {hits[entry.id][1]}" if entry.id in hits else "")
+                hits[entry.id] = (previous + 10, why)
     ranked = sorted(hits, key=lambda k: -hits[k][0])
     return ranked, {k: hits[k][1] for k in ranked}
 
@@ -167,7 +168,8 @@ def add_file(path: Path, kb: m.KnowledgeBase, source: str | None = None, dry_run
     return result
 
 
-def load_article_file_from_text(path: Path, text: str, articles_root: Path, problems: list[Problem]) -> m.Article | None:
+def load_article_file_from_text(path: Path, text: str, articles_root: Path,
+                                 problems: list[Problem]) -> m.Article | None:
     """Validate front matter of a file that is not (yet) under knowledge/articles."""
     import tempfile
 

@@ -84,8 +84,8 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
             f"- {L['first_seen']}: {(ev['first_seen'] or '')[:10] or L['never']} · "
             f"{L['last_seen']}: {(ev['last_seen'] or '')[:10] or L['never']}", ""]
     if ev["runs"]:
-        out += [f"### {L['runs_table']}", "", f"| {L['torch']} | {L['device']} | {L['runs']} | {L['reproduced_runs']} |",
-                "|---|---|---|---|"]
+        out += [f"### {L['runs_table']}", "",
+                f"| {L['torch']} | {L['device']} | {L['runs']} | {L['reproduced_runs']} |", "|---|---|---|---|"]
         out += [f"| {md_text(r['torch'])} | {md_text(r['device'])} | {r['runs']} | {r['reproduced']} |"
                 for r in ev["runs"]]
         out.append("")

@@ -33,10 +33,10 @@ SCORE_WEIGHTS = {"signature": 1.0, "bm25": 0.6, "dense": 1.0}
 # Below this a single leg (`--retriever signature|bm25|dense`) says it is not sure. The
 # hybrid answer uses the calibrated confidence and its threshold instead
 # (bot/retrieval/calibration.py, calibration.json, fitted by bench/retrieval_calibrate.py);
-# this value stays the fallback when that file is missing. Historical note: On eval/dev plus bench/retrieval_negatives.jsonl
-# (bench/retrieval_calibrate.py): at 0.6, 99% of pasted errors and 85% of ko/zh questions
-# are answered and right, and 14% of errors no entry covers are wrongly answered (16% at
-# 0.5, 7% at 0.65 where only 78% of the questions are still answered).
+# this value stays the fallback when that file is missing. Historical note: On eval/dev plus
+# bench/retrieval_negatives.jsonl (bench/retrieval_calibrate.py): at 0.6, 99% of pasted errors
+# and 85% of ko/zh questions are answered and right, and 14% of errors no entry covers are
+# wrongly answered (16% at 0.5, 7% at 0.65 where only 78% of the questions are still answered).
 ANSWER_THRESHOLD = 0.6
 
 # Logistic confidence: bias + sum(coef * feature); see the module docstring.

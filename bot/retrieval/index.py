@@ -234,7 +234,8 @@ def staleness(kb_root: Path | None = None, index_dir: Path | None = None, embedd
     current = knowledge_files(kb_root)
     if built != current:
         changed = sorted(set(built) ^ set(current) | {r for r in set(built) & set(current) if built[r] != current[r]})
-        return f"{len(changed)} knowledge file(s) changed ({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})"
+        more = ", ..." if len(changed) > 3 else ""
+        return f"{len(changed)} knowledge file(s) changed ({', '.join(changed[:3])}{more})"
     return None
 
 

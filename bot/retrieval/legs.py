@@ -202,8 +202,8 @@ def dense_leg(query: Query, index, emap: ChunkEntryMap, embedder, vectors: np.nd
     sims, ids = index.dense_search(vectors, DENSE_K)
     chunk_scores = np.zeros(len(index.chunks), dtype=np.float32)
     by_chunk: dict[int, float] = {}  # best over the query's views
-    for row_s, row_i in zip(sims, ids):
-        for s, i in zip(row_s, row_i):
+    for row_s, row_i in zip(sims, ids, strict=True):
+        for s, i in zip(row_s, row_i, strict=True):
             if i >= 0 and s > by_chunk.get(int(i), -1.0):
                 by_chunk[int(i)] = float(s)
     for i, s in by_chunk.items():

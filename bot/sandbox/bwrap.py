@@ -96,7 +96,8 @@ def discover_host() -> HostLayout:
 
 def synthetic_etc() -> dict[str, bytes]:
     return {
-        "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:{HOME}:/usr/sbin/nologin\n".encode(),
+        "/etc/passwd": ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                        f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:{HOME}:/usr/sbin/nologin\n").encode(),
         "/etc/group": f"root:x:0:\nsandbox:x:{SANDBOX_GID}:\n".encode(),
         "/etc/hosts": b"127.0.0.1 localhost sandbox\n::1 localhost\n",
         "/etc/hostname": b"sandbox\n",
@@ -169,7 +170,8 @@ def build_args(spec: Spec) -> list[str]:
         a += ["--ro-bind", src(lay.python_prefix), lay.python_prefix]
     if lay.site_packages:
         a += ["--symlink", lay.python_exe, VENV_PYTHON, "--symlink", "python", f"{VENV}/bin/python3"]
-    for d, dest in zip(lay.site_packages, site_packages_in_sandbox(lay)):
+    # strict=False: site_packages_in_sandbox names a first place even when there is no site-packages
+    for d, dest in zip(lay.site_packages, site_packages_in_sandbox(lay), strict=False):
         a += ["--ro-bind", src(d), dest]
     for path, fd in spec.data_fds.items():
         a += ["--perms", "0444", "--ro-bind-data", str(fd), path]

@@ -84,7 +84,7 @@ def _error(exc, snippet, workdir):
     text = "".join(line for line in lines if __file__ not in line)
     try:
         message = str(exc)
-    except Exception:  # a broken __str__ in user code
+    except Exception:  # noqa: BLE001 - a broken __str__ in user code may raise anything
         message = "<unprintable message>"
     cls = type(exc)
     name = cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
@@ -197,17 +197,17 @@ def _child(config, child_fd):
             print(code, file=sys.stderr)
             exit_code = 1
             error = _error(e, snippet, workdir)
-    except BaseException as e:
+    except BaseException as e:  # noqa: BLE001 - the snippet may raise anything; it becomes the report's error
         exit_code = 1
         error = _error(e, snippet, workdir)
         try:
             sys.stderr.write(error["traceback"])
-        except Exception:
+        except Exception:  # noqa: BLE001 - the snippet may have replaced or closed stderr
             pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:
+        except Exception:  # noqa: BLE001 - the snippet may have replaced or broken the stream
             pass
     try:
         data = _dumps({"exit_code": exit_code, "error": error}, default=str).encode("utf-8", "replace")
@@ -216,8 +216,8 @@ def _child(config, child_fd):
         offset = 0
         while offset < len(data):
             offset += os.pwrite(child_fd, view[offset:], offset)
-    except Exception:
-        pass  # the supervisor still reports the exit status
+    except Exception:  # noqa: BLE001 - the supervisor still reports the exit status
+        pass
     # Exit at once: atexit handlers and leftover threads of the snippet do not get to
     # run after the report is written.
     _exit(exit_code)
@@ -312,7 +312,7 @@ def main():
             os.close(report_fd)
             _as_child()
             _set_dumpable(1)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a child that cannot set itself up must not run the snippet
             _exit(126)
         _child(config, child_fd)
         _exit(1)  # not reached
@@ -479,7 +479,7 @@ def _serve_one(control, config, spec, fds, flags):
     out_fd, snippet_fd, report_fd, *file_fds = fds
     home = os.path.dirname(config["snippet"])
     _write_file(config["snippet"], snippet_fd)
-    for name, fd in zip(spec.get("files", []), file_fds):
+    for name, fd in zip(spec.get("files", []), file_fds, strict=True):
         _write_file(os.path.join(home, os.path.basename(name)), fd)
     for fd in [snippet_fd, *file_fds]:
         os.close(fd)
@@ -502,7 +502,7 @@ def _serve_one(control, config, spec, fds, flags):
             _set_dumpable(1)
             go = os.read(go_r, 1)
             os.close(go_r)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a child that cannot set itself up must not run the snippet
             _exit(126)
         if go != b"g":
             _exit(125)  # the host called the run off

@@ -45,8 +45,8 @@ def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: b
             notes.append("memory: NOT enforced (no writable cgroup, and an address-space limit would break CUDA)")
         else:
             out.append(RLimit("RLIMIT_AS", resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes,
-                              f"memory {format_bytes(limits.memory_bytes)} (RLIMIT_AS address space, fallback: no writable cgroup; "
-                              f"tmpfs pages and kernel memory are NOT counted)"))
+                              f"memory {format_bytes(limits.memory_bytes)} (RLIMIT_AS address space, "
+                              "fallback: no writable cgroup; tmpfs pages and kernel memory are NOT counted)"))
     if not pids_by_cgroup:
         n = limits.max_processes
         described: str | None = (f"processes {n} (RLIMIT_NPROC, fallback: no writable cgroup; one budget for "
@@ -55,7 +55,8 @@ def plan(limits: Limits, *, gpu: bool, memory_by_cgroup: bool, pids_by_cgroup: b
             # The kernel exempts processes of the initial namespace's root from
             # RLIMIT_NPROC; only when the sandbox's user is host root (see privileges.py).
             described = None
-            notes.append(f"processes: NOT enforced (no writable cgroup; RLIMIT_NPROC {n} is set but the kernel exempts root)")
+            notes.append(f"processes: NOT enforced (no writable cgroup; RLIMIT_NPROC {n} is set "
+                         "but the kernel exempts root)")
         out.append(RLimit("RLIMIT_NPROC", resource.RLIMIT_NPROC, n, n, described))
     return out, notes
 

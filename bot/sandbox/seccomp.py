@@ -144,7 +144,8 @@ def program(denied: dict[str, int] = DENIED_X86_64) -> list[tuple[int, int, int,
 def build_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
     """The filter in the binary form bwrap's --seccomp reads (native byte order)."""
     if platform.machine() not in ("x86_64", "AMD64"):
-        raise SeccompUnsupported(f"the seccomp filter is written for x86_64 syscall numbers; this machine is {platform.machine()}")
+        raise SeccompUnsupported("the seccomp filter is written for x86_64 syscall numbers; "
+                                 f"this machine is {platform.machine()}")
     return b"".join(struct.pack("=HBBI", *insn) for insn in program(denied))
 
 

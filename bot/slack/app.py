@@ -202,7 +202,8 @@ def wsgi_app(app: App, ctx: BotContext):
             signed = is_signed()
             status = "400 Bad Request" if signed else "401 Unauthorized"
             log.warning("malformed Slack request refused (%s): %s", status[:3], problem)
-            data = b'{"ok": false, "error": "malformed_body"}' if signed else b'{"ok": false, "error": "invalid_request"}'
+            data = (b'{"ok": false, "error": "malformed_body"}' if signed
+                    else b'{"ok": false, "error": "invalid_request"}')
             start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
             return [data]
         return slack(environ, start_response)

@@ -17,10 +17,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_cli(*args: str, env: dict | None = None, input: bytes | str | None = None, timeout: float = 180,
+def run_cli(*args: str, env: dict | None = None, stdin_data: bytes | str | None = None, timeout: float = 180,
             **kw) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(REPO), "TROUBLESHOOT_RECORD_ASK": "0", **(env or {})}
-    data = input.encode("utf-8") if isinstance(input, str) else input
+    data = stdin_data.encode("utf-8") if isinstance(stdin_data, str) else stdin_data
     run = subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=REPO, env=full_env, input=data,
                          capture_output=True, timeout=timeout, **kw)
     run.stdout = run.stdout.decode("utf-8", "replace")

@@ -33,7 +33,7 @@ def test_empty_input_is_refused_before_the_model_loads():
 
 
 def test_stdin_larger_than_the_limit_names_the_setting():
-    run = run_cli("ask", "-", input=b"RuntimeError: x\n" * 1000, env={"TROUBLESHOOT_MAX_INPUT_BYTES": "4096"})
+    run = run_cli("ask", "-", stdin_data=b"RuntimeError: x\n" * 1000, env={"TROUBLESHOOT_MAX_INPUT_BYTES": "4096"})
     assert run.returncode == 1
     assert ("troubleshoot ask: stdin is larger than the limit of 4 KiB (TROUBLESHOOT_MAX_INPUT_BYTES=4096)"
             in run.stderr)
@@ -98,7 +98,7 @@ def test_verify_refuses_what_is_not_python(tmp_path, text, message):
 
 
 def test_verify_reads_stdin_with_a_dash_but_not_twice():
-    run = run_cli("verify", "-", "--fixed", "-", input="print(1)\n")
+    run = run_cli("verify", "-", "--fixed", "-", stdin_data="print(1)\n")
     assert run.returncode == 2 and "stdin ('-') can be the snippet or --fixed, not both" in run.stderr
 
 
@@ -123,7 +123,8 @@ def test_binary_is_still_binary():
 
 
 @pytest.mark.parametrize("text, language", [
-    ("CUDAのメモリが不足しています。バッチサイズを小さくしてください。\nRuntimeError: CUDA out of memory\n", "Japanese"),
+    ("CUDAのメモリが不足しています。バッチサイズを小さくしてください。\n"
+     "RuntimeError: CUDA out of memory\n", "Japanese"),
     ("تحدث هذه المشكلة عندما تكون ذاكرة بطاقة الرسومات غير كافية.\nRuntimeError: CUDA out of memory\n", "Arabic"),
 ])
 def test_kb_add_refuses_languages_it_does_not_serve(tmp_path, capsys, text, language):

@@ -29,6 +29,8 @@ def test_stats_with_a_database_that_never_answers(blackhole):
 
 @pytest.mark.slow  # waits out two connect timeouts (~6 s)
 def test_a_failed_database_is_not_tried_again_at_once(blackhole, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
     from bot import backoff
     from bot.evidence.db import forget, get_store
 
@@ -38,18 +40,17 @@ def test_a_failed_database_is_not_tried_again_at_once(blackhole, monkeypatch):
     forget()
     try:
         with Timer() as first:
-            with pytest.raises(Exception):
+            # the connect timeout; a retry inside the same call may already meet the back-off
+            with pytest.raises((OperationalError, backoff.ServiceUnavailable), match="(?i)connection ?timeout"):
                 get_store(create=False)
         tried = blackhole.accepted
-        with Timer() as second:
-            with pytest.raises(backoff.ServiceUnavailable, match="TROUBLESHOOT_SERVICE_BACKOFF_SECONDS"):
-                get_store(create=False)
+        with pytest.raises(backoff.ServiceUnavailable, match="TROUBLESHOOT_SERVICE_BACKOFF_SECONDS"):
+            get_store(create=False)
         assert blackhole.accepted == tried  # no new connection: the second call fails without waiting
         assert first.seconds >= 0.9  # the first one waited for its timeout (1 s)
         monkeypatch.setenv("TROUBLESHOOT_SERVICE_BACKOFF_SECONDS", "0")
-        with pytest.raises(Exception) as again:
+        with pytest.raises(OperationalError):  # tried again (a new connect timeout), no back-off error
             get_store(create=False)
-        assert not isinstance(again.value, backoff.ServiceUnavailable)
     finally:
         backoff.reset()
         forget()

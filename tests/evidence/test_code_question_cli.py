@@ -63,8 +63,8 @@ def test_code_on_stdin_runs_and_is_answered_from_its_real_error(use_kb):
     assert ver["entry_id"] == "pytorch/no-grad-fn" and ver["fixes"]
     fixed = [f["workaround"] for f in ver["fixes"] if f["status"] == "fixed"]
     assert fixed, ver  # the no_grad block is the cause here: removing it fixes the snippet
-    assert [f["workaround"] for f in data["verified_fixes"]] == [f for f in fixed
-                                                                if f in {w["id"] for w in data["matches"][0]["workarounds"]}]
+    listed = {w["id"] for w in data["matches"][0]["workarounds"]}
+    assert [f["workaround"] for f in data["verified_fixes"]] == [f for f in fixed if f in listed]
     marked = {w["id"]: w.get("on_your_code") for w in data["matches"][0]["workarounds"]}
     assert any(v == "fixed" for v in marked.values()), marked
     # The run is evidence like `troubleshoot verify`'s; the answer is recorded too.

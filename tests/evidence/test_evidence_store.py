@@ -68,7 +68,8 @@ def test_sqlite_and_postgresql_give_the_same_stats(make_store, evidence_kb, seed
     assert a["store"]["verifications"] == 2 and a["store"]["votes"] == 3
     retain = next(w for w in a["entries"][0]["workarounds"] if w["id"] == "retain-graph-all-but-last")
     # the failure is one asker's: held (issue 11: failures count from 3 askers on)
-    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"], retain["torch"]) == (1, 1, 0, 1, ["2.13"])
+    assert ((retain["runs"], retain["fixed"], retain["failed"], retain["held"], retain["torch"])
+            == (1, 1, 0, 1, ["2.13"]))
     once = next(w for w in a["entries"][0]["workarounds"] if w["id"] == "backward-once")
     assert (once["up"], once["down"]) == (3, 0)
     assert [(g["count"], g["excerpt"]) for g in a["coverage_gaps"]] == [
@@ -163,7 +164,8 @@ def _schema_differences(engine) -> list:
 
     with engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
-    return [d for d in diffs if not (isinstance(d, tuple) and d[0] == "remove_table" and d[1].name == "alembic_version")]
+    return [d for d in diffs
+            if not (isinstance(d, tuple) and d[0] == "remove_table" and d[1].name == "alembic_version")]
 
 
 def _all_rows(store) -> str:

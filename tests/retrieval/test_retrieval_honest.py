@@ -31,12 +31,13 @@ OTHER = [
     ("tensorflow", tb([("train.py", "sess.run(op)"), (f"{SITE}/tensorflow/python/client/session.py", "return fn()")],
                       "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor "
                       "with shape[32,256,256]")),
-    ("keras", 'ValueError: Input 0 of layer "sequential" is incompatible with the layer: expected shape=(None, 28, 28), '
-              'found shape=(None, 784)'),
+    ("keras", 'ValueError: Input 0 of layer "sequential" is incompatible with the layer: '
+              'expected shape=(None, 28, 28), found shape=(None, 784)'),
     ("jax", tb([("model.py", "y = f(x)"), (f"{SITE}/jax/_src/core.py", "raise TracerArrayConversionError(self)")],
                "jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on "
                "traced array")),
-    ("pandas", tb([("prep.py", "df = df.reindex(idx)"), (f"{SITE}/pandas/core/indexes/base.py", "raise ValueError(msg)")],
+    ("pandas", tb([("prep.py", "df = df.reindex(idx)"),
+                   (f"{SITE}/pandas/core/indexes/base.py", "raise ValueError(msg)")],
                   "ValueError: cannot reindex on an axis with duplicate labels")),
     ("numpy", "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, "
               "got 88 from PyObject"),

@@ -157,5 +157,5 @@ def test_hnsw_recall_against_flat_on_random_vectors():
     queries = data[:50] + 0.05 * rng.standard_normal((50, 64)).astype(np.float32)
     _, truth = flat.search(queries, 10)
     _, approx = hnsw.search(queries, 10)
-    recall = np.mean([len(set(a) & set(t)) / 10 for a, t in zip(approx, truth)])
+    recall = np.mean([len(set(a) & set(t)) / 10 for a, t in zip(approx, truth, strict=True)])
     assert recall > 0.9

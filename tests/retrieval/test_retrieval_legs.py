@@ -18,7 +18,8 @@ def test_signature_leg_matches_the_last_exception_first(engine):
 def test_signature_in_an_earlier_chained_exception_ranks_below_the_last_one(engine):
     text = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n\n"
             "During handling of the above exception, another exception occurred:\n\n"
-            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!")
+            "RuntimeError: Expected all tensors to be on the same device, "
+            "but found at least two devices, cuda:0 and cpu!")
     sig = engine.run_legs(understand(text), "signature")["signature"]
     assert [eid for eid, _ in sig.ranking] == ["pytorch/device-mismatch", "pytorch/cuda-oom"]
     assert sig.ranking[0][1] >= 2.0 > sig.ranking[1][1] >= 1.0
@@ -65,7 +66,7 @@ def test_entry_score_adds_its_best_chunks_with_falling_weights(engine):
     other = next(i for i, c in enumerate(engine.index.chunks) if c.entries == ["pytorch/no-grad-fn"])
     scores[oom] = [0.8, 0.6, 0.4, 0.2]
     scores[other] = 0.9
-    agg = dict(zip(emap.entry_ids, emap.aggregate(scores)))
+    agg = dict(zip(emap.entry_ids, emap.aggregate(scores), strict=True))
     assert agg["pytorch/cuda-oom"] == pytest.approx(0.8 + 0.5 * 0.6 + 0.25 * 0.4)
     assert agg["pytorch/no-grad-fn"] == pytest.approx(0.9)
     assert emap.best_dict(scores)["pytorch/cuda-oom"] == pytest.approx(0.8)
@@ -140,7 +141,8 @@ def test_no_answer_below_the_threshold(engine, text):
 
 
 def test_classify_for_the_verifier(engine):
-    assert engine.classify("torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate 20.00 MiB.")[0] == "pytorch/cuda-oom"
+    oom = engine.classify("torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate 20.00 MiB.")
+    assert oom[0] == "pytorch/cuda-oom"
     entry_id, confidence = engine.classify("KeyError", "'label'")
     assert entry_id is None and 0.0 <= confidence < fusion.ANSWER_THRESHOLD
     assert engine.classify(None, "") == (None, 0.0)

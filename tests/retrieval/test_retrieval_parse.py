@@ -2,7 +2,8 @@ from bot.retrieval.clean import clean
 from bot.retrieval.parse import parse
 from bot.retrieval.query import understand
 
-CHAINED = '''Traceback (most recent call last):
+# one traceback; its longest line is split in two adjacent literals
+CHAINED = ('''Traceback (most recent call last):
   File "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1132, in _try_get_data
     data = self._data_queue.get(timeout=timeout)
   File "/opt/conda/lib/python3.10/queue.py", line 180, in get
@@ -14,9 +15,10 @@ The above exception was the direct cause of the following exception:
 Traceback (most recent call last):
   File "C:\\Users\\Kim Lee\\proj\\train.py", line 88, in <module>
     for batch in loader:
-  File "C:\\Users\\Kim Lee\\miniconda3\\Lib\\site-packages\\torch\\utils\\data\\dataloader.py", line 1146, in _try_get_data
+  File "C:\\Users\\Kim Lee\\miniconda3\\Lib\\site-packages\\torch\\utils\\data\\'''
+'''dataloader.py", line 1146, in _try_get_data
     raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e
-RuntimeError: DataLoader worker (pid(s) 12345, 12346) exited unexpectedly'''
+RuntimeError: DataLoader worker (pid(s) 12345, 12346) exited unexpectedly''')
 
 DURING_HANDLING = '''Traceback (most recent call last):
   File "a.py", line 3, in <module>
@@ -63,7 +65,8 @@ def test_colab_and_ipython_frames():
 
 [/usr/local/lib/python3.7/dist-packages/torch/_tensor.py](https://localhost:8080/#) in backward(self, gradient)
 RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn""")
-    assert [(f.module, f.function) for f in colab.frames] == [("<notebook>", "<module>"), ("torch/_tensor.py", "backward")]
+    assert [(f.module, f.function) for f in colab.frames] == [("<notebook>", "<module>"),
+                                                              ("torch/_tensor.py", "backward")]
     ipy8 = understand("""Cell In[5], line 3
 ----> 3 x.view(-1)
 File /usr/lib/python3.11/site-packages/torch/_tensor.py:12, in Tensor.view(self)

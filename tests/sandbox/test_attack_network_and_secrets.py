@@ -116,8 +116,8 @@ def test_attack_read_secret_files_outside_the_sandbox(contained, tmp_path):
     in_checkout = REPO_ROOT / f".sandbox-test-secret-{uuid.uuid4().hex}"
     in_checkout.write_text(secret)
     try:
-        paths = [str(outside), str(in_checkout), "/etc/shadow", "/root/.bash_history", str(REPO_ROOT / "pyproject.toml"),
-                 str(REPO_ROOT / "bot" / "settings.py"), "/proc/1/root/etc/shadow"]
+        paths = [str(outside), str(in_checkout), "/etc/shadow", "/root/.bash_history",
+                 str(REPO_ROOT / "pyproject.toml"), str(REPO_ROOT / "bot" / "settings.py"), "/proc/1/root/etc/shadow"]
         code = (
             "import os\n"
             f"for p in {paths!r}:\n"

@@ -164,7 +164,8 @@ def test_parallel_runs_do_not_see_each_other(sandbox):
     results = {}
 
     def one(i):
-        code = f"import os, time\nopen('/tmp/me', 'w').write('{i}')\ntime.sleep(0.3)\nprint(open('/tmp/me').read(), os.listdir('/tmp'))\n"
+        code = (f"import os, time\nopen('/tmp/me', 'w').write('{i}')\ntime.sleep(0.3)\n"
+                "print(open('/tmp/me').read(), os.listdir('/tmp'))\n")
         results[i] = sandbox.run(code, limits=LIMITS)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]

@@ -40,7 +40,8 @@ def fake_host():
                              ("0000:02:00.0", 1, UUID1)):
         (driver / bus).mkdir(parents=True)
         (driver / bus / "information").write_text(
-            f"Model: \t\t NVIDIA H200\nIRQ:   \t\t 42\nGPU UUID: \t {uuid}\nVideo BIOS: \t ??\nDevice Minor: \t {minor}\n")
+            f"Model: \t\t NVIDIA H200\nIRQ:   \t\t 42\nGPU UUID: \t {uuid}\n"
+            f"Video BIOS: \t ??\nDevice Minor: \t {minor}\n")
     yield root
     shutil.rmtree(root)
 
@@ -104,7 +105,8 @@ def test_no_address_space_limit_with_a_gpu_even_without_cgroups():
 SHOW_DEVICES = (
     "import os, json, resource\n"
     "print(json.dumps({'dev': sorted(n for n in os.listdir('/dev') if n.startswith('nvidia')),\n"
-    "                  'content': open('/dev/nvidia' + os.environ['EXPECT']).read() if os.environ.get('EXPECT') else None,\n"
+    "                  'content': open('/dev/nvidia' + os.environ['EXPECT']).read() "
+    "if os.environ.get('EXPECT') else None,\n"
     "                  'cvd': os.environ.get('CUDA_VISIBLE_DEVICES'),\n"
     "                  'as': resource.getrlimit(resource.RLIMIT_AS)[0]}))\n"
 )
@@ -135,7 +137,8 @@ def test_run_with_fake_gpu_without_cgroups_has_no_address_space_limit(sandbox, f
 
 
 def test_run_without_gpu_sees_no_nvidia_nodes(sandbox, fake_host, run_dir_base):
-    box = Sandbox(dev_dir=str(fake_host / "dev"), run_dir_base=str(run_dir_base), use_cgroups=False, allow_rlimit_fallback=True)
+    box = Sandbox(dev_dir=str(fake_host / "dev"), run_dir_base=str(run_dir_base), use_cgroups=False,
+                  allow_rlimit_fallback=True)
     r = box.run(SHOW_DEVICES, limits=LIMITS)
     seen = json.loads(r.output)
     assert seen["dev"] == [] and seen["cvd"] == ""

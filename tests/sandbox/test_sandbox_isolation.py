@@ -63,7 +63,7 @@ def test_the_host_sees_the_sandbox_as_an_unprivileged_user(contained):
         while not done.is_set():
             for pid in processes_in_cgroups(contained):
                 try:
-                    uid_line = next(l for l in open(f"/proc/{pid}/status") if l.startswith("Uid:"))
+                    uid_line = next(line for line in open(f"/proc/{pid}/status") if line.startswith("Uid:"))
                     seen[pid] = uid_line.split()[1:]
                 except (OSError, StopIteration):
                     pass

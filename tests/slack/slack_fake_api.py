@@ -305,7 +305,8 @@ class FakeSlack:
 
     def _api_auth_test(self, body):
         return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake team", "user": "troubleshoot",
-                "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": self.bot_id, "is_enterprise_install": False}
+                "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": self.bot_id,
+                "is_enterprise_install": False}
 
     def _api_chat_postMessage(self, body):
         channel = body.get("channel")

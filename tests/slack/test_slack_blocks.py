@@ -146,15 +146,18 @@ def test_korean_and_chinese_labels():
 
 
 def test_folded_chinese_text_loses_its_stray_spaces():
-    assert tidy("为了节省内存， autograd 会释放\n中间张量。 之后再次反向传播") == "为了节省内存，autograd 会释放中间张量。之后再次反向传播"
-    assert tidy("메모리를 아끼기 위해 버퍼를 해제합니다") == "메모리를 아끼기 위해 버퍼를 해제합니다"  # Korean keeps its spaces
+    assert (tidy("为了节省内存， autograd 会释放\n中间张量。 之后再次反向传播")
+            == "为了节省内存，autograd 会释放中间张量。之后再次反向传播")
+    korean = "메모리를 아끼기 위해 버퍼를 해제합니다"
+    assert tidy(korean) == korean  # Korean keeps its spaces
     m = match(0, root_cause="计算图的缓冲区\n已经被释放。 第二次反向传播失败。")
     payload = rendered(answer_message(answer_docs.document(m, answered=True, language="zh"), answer_id=1))
     assert "计算图的缓冲区已经被释放。" in "\n".join(section_texts(payload))
 
 
 def test_text_from_the_knowledge_base_is_escaped_for_mrkdwn_and_in_the_notification():
-    answer = answer_docs.document(match(root_cause="if a < b & c > d <!channel> happens, it fails"), answered=True, language="en")
+    answer = answer_docs.document(match(root_cause="if a < b & c > d <!channel> happens, it fails"),
+                                  answered=True, language="en")
     payload = rendered(answer_message(answer, answer_id=1))
     assert "if a &lt; b &amp; c &gt; d" in "\n".join(section_texts(payload))
     assert "<!channel>" not in payload["text"] and "&lt;!channel&gt;" in payload["text"]

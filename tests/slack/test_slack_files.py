@@ -34,8 +34,8 @@ def test_a_log_file_is_fetched_with_the_bot_token_and_answered(bot, fake_slack):
 
 
 def test_a_shared_file_known_only_by_id_is_looked_up(bot, fake_slack):
-    info = fake_slack.add_file("repro.py", b"import torch\n# fails with:\n# " + TRACEBACK.encode().replace(b"\n", b"\n# "),
-                               filetype="python")
+    commented = TRACEBACK.encode().replace(b"\n", b"\n# ")
+    info = fake_slack.add_file("repro.py", b"import torch\n# fails with:\n# " + commented, filetype="python")
     event = {"type": "message", "subtype": "file_share", "channel": "D0ASKER", "channel_type": "im",
              "user": "U0ASKER", "ts": "1700002001.000100", "text": "",
              "files": [{"id": info["id"], "file_access": "check_file_info"}]}

@@ -86,7 +86,7 @@ def test_environments_are_listed_with_size_and_check(torch_envs, capsys):
     assert main(["envs", "list", "--dir", str(store.root), "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["environments"]
     assert [e["version"] for e in listed] == ["2.13", "2.13.0"]
-    assert all(e["size_bytes"] == env.size_bytes for e, env in zip(listed, envs))
+    assert all(e["size_bytes"] == env.size_bytes for e, env in zip(listed, envs, strict=True))
 
 
 def test_the_sandbox_mounts_the_environment_instead_of_the_workers_packages(torch_envs):
@@ -130,7 +130,7 @@ def test_verify_on_two_environments(torch_envs, capsys):
     versions = report["versions"]
     assert [v["environment"]["version"] for v in versions] == ["2.13", "2.13.0"]
     assert [v["environment"]["name"] for v in versions] == ["torch-2.13", "torch-2.13.0"]
-    for row, env in zip(versions, envs):
+    for row, env in zip(versions, envs, strict=True):
         assert row["environment"]["torch"] == env.torch
         assert row["reproduced"] is True
         assert row["error"]["entry_id"] == "pytorch/backward-twice"

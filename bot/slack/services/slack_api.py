@@ -196,7 +196,9 @@ def update(client: WebClient, channel: str, ts: str, versions: list[Message]) ->
     last_error: Exception | None = None
     for message in versions:
         try:
-            _with_waits(lambda: client.chat_update(channel=channel, ts=ts, **message.payload()), "chat.update")
+            # called within this iteration; the default binds this iteration's message all the same
+            _with_waits(lambda message=message: client.chat_update(channel=channel, ts=ts, **message.payload()),
+                        "chat.update")
             return
         except SlackApiError as exc:
             last_error = exc
