@@ -8,6 +8,7 @@ import textwrap
 import unicodedata
 
 from bot.answer.document import AnswerDocument, WorkaroundItem
+from bot.text.scripts import BREAK_ANYWHERE
 from bot.text.ui import labels, t
 from bot.verify.report import Status
 
@@ -21,7 +22,7 @@ def _cell_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-_PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+")
+_PIECES = re.compile(rf"\s+|[{BREAK_ANYWHERE}]|[^\s{BREAK_ANYWHERE}]+")
 
 
 def _wrap(text: str, indent: str, width: int) -> list[str]:

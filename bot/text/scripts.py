@@ -13,12 +13,15 @@ below them, the sets callers use, each named for what it is for:
                         PyTorch prints none of these letters
     UNSPACED            text written without spaces between words (bot.kb.loader, bot.slack.blocks):
                         a folded line break between two of these characters is dropped
+    BREAK_ANYWHERE      the terminal renderer's wrapping (bot.answer.render): a line may break
+                        between any two of these (everything from the radicals to the unified
+                        ideographs, the compatibility ideographs, fullwidth forms)
 
 Hangul words are kept whole: Korean separates words by spaces, so Hangul is not in
 UNSPACED (the spaces between Korean words survive the joining), and the tokenizer takes
 a run of HANGUL_SYLLABLES as one word (its bigrams) where it splits HAN text into
 characters. The greeting check (bot.retrieval.scope) counts HANGUL_SYLLABLES +
-HAN_UNIFIED. The terminal renderer (bot.answer.render) still writes its own ranges.
+HAN_UNIFIED.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ HAN = HAN_EXT_A + HAN_UNIFIED
 JAPANESE = KANA + KATAKANA_EXT
 EAST_ASIAN_LETTERS = HANGUL_SYLLABLES + HANGUL_COMPAT_JAMO + HAN + KANA
 UNSPACED = CJK_RADICALS + CJK_PUNCTUATION + KANA + HAN + HAN_COMPAT + FULLWIDTH
+# One span from the radicals (U+2E80) to the end of the unified ideographs (U+9FFF): it also
+# holds Hangul's compatibility jamo, Bopomofo and the CJK symbols between those blocks.
+BREAK_ANYWHERE = CJK_RADICALS[:1] + "-" + HAN_UNIFIED[-1:] + HAN_COMPAT + FULLWIDTH
 
 
 @lru_cache(maxsize=None)

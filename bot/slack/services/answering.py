@@ -22,7 +22,7 @@ from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post, update
 from bot.store.models import Answer
-from bot.text.lang import detect_language
+from bot.text.lang import LANGUAGES, detect_language
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,10 @@ def carries_error(parsed: ParsedMessage) -> bool:
 
 
 def prose_language(text: str) -> str | None:
-    """ko or zh when the asker wrote in it; None (not "en") leaves the choice to
-    retrieval, which also reads the pasted error."""
+    """An answer language other than English when the asker wrote in it (ko, zh); None
+    (not "en") leaves the choice to retrieval, which also reads the pasted error."""
     lang = detect_language(text)
-    return lang if lang in ("ko", "zh") else None
+    return lang if lang in LANGUAGES and lang != "en" else None
 
 
 def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]:
