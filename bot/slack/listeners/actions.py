@@ -23,6 +23,7 @@ from bot.slack.i18n import t
 from bot.slack.listeners._common import ack_now, apologise_on_failure
 from bot.slack.services.answering import stored_answer, verify_allowed
 from bot.slack.services.context import BotContext
+from bot.store.models import Answer
 from bot.slack.services.slack_api import PLACE_ERRORS, Where, open_dm, post, respond_url, slack_error, update
 from bot.slack.services.snippets import find_snippet
 from bot.slack.services.verification import start_verification
@@ -156,13 +157,23 @@ def on_vote(ctx: BotContext, body: dict) -> None:
         redraw_votes(ctx, body, answer_id=answer_id, row=row, answer=answer)
 
 
-def on_details(ctx: BotContext, body: dict) -> None:
+def _clicked(ctx: BotContext, body: dict, what: str) -> tuple[int, str, Answer, AnswerDocument] | None:
+    """(answer id, user, the answer's row, the answer) of a click on an answer's button;
+    None, logged, for a malformed payload or an answer the store does not have."""
     answer_id, user, _team = _ids(body)
     stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-    if stored is None or not user:
-        log.warning("details of unknown or malformed answer ignored")
-        return
+    if answer_id is None or stored is None or not user:
+        log.warning("%s on an unknown or malformed answer ignored", what)
+        return None
     row, answer = stored
+    return answer_id, user, row, answer
+
+
+def on_details(ctx: BotContext, body: dict) -> None:
+    clicked = _clicked(ctx, body, "details")
+    if clicked is None:
+        return
+    answer_id, user, row, answer = clicked
     try:
         ctx.client.views_open(trigger_id=body["trigger_id"], view=details_view(answer, answer_id))
         return
@@ -175,12 +186,10 @@ def on_details(ctx: BotContext, body: dict) -> None:
 
 
 def on_share(ctx: BotContext, body: dict) -> None:
-    answer_id, user, _team = _ids(body)
-    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-    if stored is None or not user:
-        log.warning("share of unknown or malformed answer ignored")
+    clicked = _clicked(ctx, body, "share")
+    if clicked is None:
         return
-    row, answer = stored
+    answer_id, user, row, answer = clicked
     if not ctx.store.claim(f"share:{answer_id}"):
         private_notice(ctx, body, t("already_shared", row.language))  # a double click: shared once already
         return
@@ -204,14 +213,13 @@ def on_share(ctx: BotContext, body: dict) -> None:
 
 
 def on_verify(ctx: BotContext, body: dict) -> None:
-    answer_id, user, _team = _ids(body)
-    stored = stored_answer(ctx, answer_id) if answer_id is not None else None
-    if stored is None or not user:
-        log.warning("verify on unknown or malformed answer ignored")
+    clicked = _clicked(ctx, body, "verify")
+    if clicked is None:
         return
-    row, answer = stored
+    answer_id, user, row, answer = clicked
     private = _is_ephemeral(body) or row.surface == "command"
-    if row.channel and not verify_allowed(ctx, _team, row.channel):
+    team = (body.get("team") or {}).get("id")
+    if row.channel and not verify_allowed(ctx, team, row.channel):
         private_notice(ctx, body, t("verify_off", row.language))
         return
     notice_where = Where(channel=(body.get("channel") or {}).get("id"), user=user,
