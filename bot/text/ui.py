@@ -111,6 +111,12 @@ WORDS: dict[str, dict[str, str]] = {
                         "ko": "자세히 보기에 해결책 {fixes}개, 막다른 길 {dead_ends}개 더",
                         "zh": "详情中还有 {fixes} 个修复、{dead_ends} 个死胡同"},
     "diagnosis": {"en": "Diagnosis", "ko": "진단", "zh": "诊断"},
+    # a question asked in a thread the bot answered, answered from that thread's entry
+    "workaround": {"en": "Fix", "ko": "해결책", "zh": "修复方法"},
+    "followup_from_entry": {"en": "From _{title}_:", "ko": "_{title}_ 항목의 내용:", "zh": "来自「{title}」："},
+    "followup_not_said": {"en": "_{title}_ does not say. Here is what it does say:",
+                          "ko": "_{title}_ 항목에는 그 내용이 없습니다. 이 항목이 말하는 것은 다음과 같습니다:",
+                          "zh": "「{title}」没有提到这一点。它说的是："},
     "versions": {"en": "Version notes", "ko": "버전별 참고", "zh": "版本说明"},
     "why_title": {"en": "What went wrong?", "ko": "무엇이 문제였나요?", "zh": "哪里有问题？"},
     "why_label": {"en": "Why wasn't this answer helpful?", "ko": "이 답변이 도움이 되지 않은 이유는?",

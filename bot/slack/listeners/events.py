@@ -14,6 +14,10 @@ Edits and deletions (the policy, also in the README):
 
 Follow-ups: in a thread the bot has answered (and only there), a new error, a snippet
 or a question is answered without mentioning the bot again; chatter ("thanks!") is not.
+A new error or snippet is a new question (a new answer); a question without error text
+is answered from the entry the thread was answered with (services/followup.py), never
+with the same answer card again. A mention without error text in a thread the bot has
+not answered looks up the thread's first message.
 Direct messages are answered inline (a thread only when the user wrote in one).
 Events the bot does not use (file_shared, reaction_added, app_uninstalled, ...) are
 acknowledged with 200 so that Slack does not retry them.
@@ -31,6 +35,7 @@ from bot.slack.listeners import home
 from bot.slack.listeners._common import ack_now, apologise_on_failure, is_from_bot
 from bot.slack.services.answering import Question, answer_question, carries_error, prose_language
 from bot.slack.services.context import BotContext
+from bot.slack.services.followup import answer_follow_up, is_chatter
 from bot.slack.services.message import ParsedMessage, looks_like_traceback, parse_message
 from bot.slack.services.slack_api import Where
 
@@ -75,6 +80,14 @@ def _answer_message_event(ctx: BotContext, *, event: dict, channel: str, team: s
     with apologise_on_failure(ctx, f"{surface} answer", where, lang):
         question = parsed
         if surface in ("mention", "edit", "followup") and not carries_error(parsed) and thread_ts != event["ts"]:
+            # A question in a thread the bot answered is about that answer: reply to it from
+            # the answer's entry (chatter gets nothing). Otherwise it is about the parent's error.
+            answered = ctx.store.answered_in_thread(channel, thread_ts) if parsed.prose.strip() else None
+            if answered is not None:
+                if is_chatter(parsed.prose):
+                    return
+                if answer_follow_up(ctx, answered, parsed.prose, where, prose_language(parsed.prose) or "en"):
+                    return
             parent = _parent_message(ctx, channel, thread_ts)
             if parent is not None:
                 question = _merge(parse_message(parent), parsed)

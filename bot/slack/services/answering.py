@@ -26,8 +26,12 @@ from bot.text.lang import LANGUAGES, detect_language
 
 log = logging.getLogger(__name__)
 
-_ERROR_HINT = re.compile(r"error|exception|traceback|warning|out of memory|nan|illegal|segmentation|assert|"
-                         r"failed|오류|에러|错误|报错|异常", re.IGNORECASE)
+# Error text, not a word about one: an exception line (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:`),
+# or a line CUDA, NCCL or cuDNN prints. "what is this error?" and "이거 무슨 에러예요?" have none.
+_EXCEPTION_LINE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b(?:\s*\(.*?\))?:")
+_LIBRARY_ERROR = re.compile(r"\bCUDA (?:error|out of memory)|\bCUDA kernel errors?\b|\bNCCL (?:error|WARN)\b|"
+                            r"\bncclUnhandled\w*|\bCUDNN_STATUS_\w+|\bcuDNN error\b|\bCUBLAS_STATUS_\w+|"
+                            r"\bdevice-side assert|\billegal memory access\b|Segmentation fault", re.IGNORECASE)
 
 
 @dataclass
@@ -44,11 +48,12 @@ WORKING_AFTER_S = 1.0  # an answer slower than this shows "Looking this up…" f
 
 
 def carries_error(parsed: ParsedMessage) -> bool:
-    """Does the message itself hold something to look up (an error, code, a file)? A
-    bare "@bot what is this?" under a traceback does not: the thread's parent does."""
+    """Does the message itself hold something to look up (error text, code, a file)? A
+    question about an error ("@bot what is this error?") under a traceback does not: the
+    thread's parent does."""
     if parsed.code_blocks or parsed.files or looks_like_traceback(parsed.text):
         return True
-    return bool(_ERROR_HINT.search(parsed.text)) and len(parsed.text.split()) >= 3
+    return bool(_EXCEPTION_LINE.search(parsed.text) or _LIBRARY_ERROR.search(parsed.text))
 
 
 def prose_language(text: str) -> str | None:
