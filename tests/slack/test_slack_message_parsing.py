@@ -3,6 +3,8 @@ and rich_text_preformatted blocks, snippets told apart from tracebacks."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.slack.services.answering import carries_error, prose_language
 from bot.slack.services.message import looks_like_snippet, parse_message, slack_text_to_plain
 
@@ -63,6 +65,22 @@ def test_a_bare_mention_carries_no_error_but_a_pasted_one_does():
     assert carries_error(parse_message({"text": "<@UBOT01> " + TRACEBACK}))
     assert carries_error(parse_message({"text": "<@UBOT01> got CUDA out of memory when training"}))
     assert carries_error(parse_message({"text": "<@UBOT01> see file", "files": [{"id": "F1"}]}))
+
+
+@pytest.mark.parametrize("question", ["what is this error?", "이거 무슨 에러예요?", "这是什么错误？",
+                                      "why does this exception keep failing?", "这个 RuntimeError 是什么错误？"])
+def test_a_question_about_an_error_is_not_error_text(question):
+    assert not carries_error(parse_message({"text": f"<@UBOT01> {question}"}))
+
+
+@pytest.mark.parametrize("text", ["now I get this: RuntimeError: element 0 of tensors does not require grad",
+                                  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                                  "학습 중에 CUDA error: device-side assert triggered 가 나요",
+                                  "NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error",
+                                  "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED",
+                                  "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`"])
+def test_error_text_carries_its_own_error(text):
+    assert carries_error(parse_message({"text": f"<@UBOT01> {text}"}))
 
 
 def test_the_askers_language_comes_from_their_prose_not_the_pasted_error():
