@@ -78,7 +78,9 @@ def test_a_question_about_an_error_is_not_error_text(question):
                                   "학습 중에 CUDA error: device-side assert triggered 가 나요",
                                   "NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error",
                                   "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED",
-                                  "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`"])
+                                  "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`",
+                                  "I keep getting Expected all tensors to be on the same device, but found at least "
+                                  "two devices, cuda:0 and cpu"])
 def test_error_text_carries_its_own_error(text):
     assert carries_error(parse_message({"text": f"<@UBOT01> {text}"}))
 

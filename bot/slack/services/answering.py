@@ -53,7 +53,19 @@ def carries_error(parsed: ParsedMessage) -> bool:
     thread's parent does."""
     if parsed.code_blocks or parsed.files or looks_like_traceback(parsed.text):
         return True
-    return bool(_EXCEPTION_LINE.search(parsed.text) or _LIBRARY_ERROR.search(parsed.text))
+    return bool(_EXCEPTION_LINE.search(parsed.text) or _LIBRARY_ERROR.search(parsed.text)
+                or _known_error_message(parsed.text))
+
+
+def _known_error_message(text: str) -> bool:
+    """An error message pasted without its exception type ("Expected all tensors to be on
+    the same device"): a knowledge-base signature recognises it."""
+    try:
+        kb = knowledge()
+    except Exception as exc:  # noqa: BLE001 - the other tests still tell error text
+        log.warning("knowledge not loaded to read a message: %s", type(exc).__name__)
+        return False
+    return any(entry.matches(text) for entry in kb.entries.values())
 
 
 def prose_language(text: str) -> str | None:
