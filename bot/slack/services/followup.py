@@ -6,8 +6,10 @@ diagnosis, each scenario, each workaround with its caveat), and the question's w
 (bot.retrieval.tokenize: English words and identifiers, Korean and Chinese bigrams) are
 looked up in every language of each passage, so `그럼 batch size를 줄이면 되나요?` finds
 the English words of a passage shown in Korean. Only distinctive words count: a word
-found in more than DISTINCTIVE_SHARE of all entries ("happen", "use", 的, 되나) says
-nothing about this one. Each distinctive word weighs its inverse entry frequency; the
+found in more than DISTINCTIVE_SHARE of all entries ("loss", "torch", 的) says nothing
+about this one, nor does the frame of a question ("also happen", 可以...吗: QUESTION_WORDS,
+rare in the knowledge base but never the subject). Each distinctive word weighs its
+inverse entry frequency (log of entries / entries with the word); the
 passage with the most weight answers, and with none the reply says the entry does not
 say and shows what it does say (title and first workaround). Lexical, not the embedder:
 a follow-up names the thing it asks about (a loss, conda, batch size), and a
@@ -34,7 +36,6 @@ from bot.store.models import Answer
 log = logging.getLogger(__name__)
 
 DISTINCTIVE_SHARE = 0.25  # a word in more than a quarter of the entries is not about this one
-# The frame of a question, rare in the knowledge base but never what a question is about.
 QUESTION_WORDS = frozenset("also happen happens happened work works working still instead same other about "
                            "really way ok okay help need try mean thing".split()
                            + "그럼 그러면 되나 나요 하면 되요 吗 呢 吧 么 可以 怎么".split())
@@ -42,7 +43,7 @@ QUESTION_WORDS = frozenset("also happen happens happened work works working stil
 # "thanks!", "고마워요", "谢谢", "ok", an emoji: a reply that needs no answer.
 _CHATTER = re.compile(r"^\W*(?:thanks?(?: you)?|thx|ty|ok(?:ay)?|great|cool|nice|got it|works( now)?|"
                       r"고마워요?|고맙습니다|감사(?:합니다|해요)?|알겠습니다|네|谢谢(?:你)?|多谢|好的|明白了|"
-                      r"[:\w+-]*:)\W*$", re.IGNORECASE)
+                      r"(?::[\w+-]+:\s*)+)\W*$", re.IGNORECASE)
 
 
 def is_chatter(text: str) -> bool:
