@@ -100,8 +100,8 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         titles = workaround_titles(answer)
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang, titles) if status.ts else (lambda *a: None)
         # Recording never raises; see bot/evidence/record.py
-        report = ctx.executor.verify(code, progress, lang=lang,
-                                     record=Recording("slack", user_hash, answer_id=answer_id, store=ctx.store))
+        recording = Recording("slack", user_hash, answer_id=answer_id, store=ctx.store)
+        report = ctx.executor.verify(code, progress, lang=lang, record=recording)
         output = report.output or ""
         _, cut = output_excerpt(output)
         attached = False
@@ -126,7 +126,8 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
             except Exception as exc:  # noqa: BLE001 - the result is there already
                 log.warning("could not notify the asker: %s", type(exc).__name__)
         try:
-            redraw_answer(ctx, answer_id)
+            if recording.ids:  # the run is evidence now: the answer's rates moved
+                redraw_answer(ctx, answer_id)
         except Exception as exc:  # noqa: BLE001 - the result is there; the old evidence line stays
             log.warning("could not redraw A%s: %s", answer_id, type(exc).__name__)
         log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, report.reproduced,
