@@ -29,8 +29,9 @@ QUESTION = ("RuntimeError: Trying to backward through the graph a second time (o
 CONFIRMED = "backward-once"
 REFUTED = "recompute-forward"  # prior 0.9 from 1: three askers' failed runs outweigh it
 DEAD_END = "retain-graph-everywhere"
-# The order the answer's rule gives this evidence: the confirmed fix, the general fix left
-# (an estimate), then the fixes for scenarios the question does not mention, by prior.
+# The order the answer's rule gives this evidence: the confirmed fix (measured outranks a
+# patch), the general fix left (an estimate), then the fixes for scenarios the question
+# does not mention, by prior.
 EXPECTED = [CONFIRMED, "retain-graph-all-but-last", "detach-fake-for-discriminator", "detach-carried-state"]
 
 
@@ -156,3 +157,19 @@ def test_rank_fixes_is_the_order_of_the_answer(evidence):
     # A question that shows a scenario puts that scenario's fix first (pages pass none).
     gan = rank_fixes(kb.entries[ENTRY], get_rate_source(), asked=QUESTION + "\nd_loss.backward()  # my GAN")
     assert gan.workarounds[0].workaround.id == "detach-fake-for-discriminator"
+
+
+def test_a_fix_verify_can_test_leads_the_untested_estimates():
+    """With no evidence at all, among the general fixes those with a patch (Verify tests
+    them) come before the prior-only one, whatever its prior: backward-once (0.9 from 5,
+    no patch) used to lead the answer, and Verify could say nothing about it."""
+    from bot.answer.ranking import rank_fixes
+    from bot.evidence.display import PriorRates
+    from bot.kb.loader import check_knowledge
+
+    kb, _problems = check_knowledge(REPO / "knowledge")
+    ranked = rank_fixes(kb.entries[ENTRY], PriorRates())
+    order = [f.workaround.id for f in ranked.workarounds]
+    assert order == ["recompute-forward", "retain-graph-all-but-last", CONFIRMED,
+                     "detach-fake-for-discriminator", "detach-carried-state"]
+    assert ranked.workarounds[0].workaround.patch and not ranked.workarounds[2].workaround.patch

@@ -157,3 +157,39 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         notice=notice,
         other_library=other,
     )
+
+
+_RATE_FIELDS = ("success_rate", "rate_kind", "rate_text", "evidence", "rate_source", "evidence_summary", "verified",
+                "refuted")
+_DEAD_END_RATE_FIELDS = ("fail_rate", "rate_kind", "rate_text", "evidence", "rate_source", "evidence_summary",
+                         "verified")
+
+
+def refresh_rates(doc: AnswerDocument, kb: m.KnowledgeBase, rates: RateSource) -> AnswerDocument:
+    """The document with each shown fix's and dead end's evidence as it stands now (after
+    a verification was recorded), in the order it was shown: the evidence lines move, the
+    fixes do not jump around under the reader. Items the knowledge base no longer has, and
+    refuted fixes shown as dead ends, keep what they said."""
+    lang = doc.language or "en"
+    for found in doc.matches:
+        entry = kb.resolve(found.id)
+        if entry is None:
+            continue
+        fixes = {w.id: w for w in entry.workarounds}
+        for order, item in enumerate(found.workarounds):
+            fix = fixes.get(item.id)
+            if fix is None:
+                continue
+            rate = rates.workaround_rate(entry.id, fix)
+            fresh = workaround_item(RankedFix(workaround=fix, rate=rate, measured=measured_rate(rate.verified),
+                                              scenario=None, order=order), lang)
+            for name in _RATE_FIELDS:
+                setattr(item, name, getattr(fresh, name))
+        now = {d.id: d for d in dead_ends(entry, lang, rates)}
+        for dead in found.dead_ends:
+            current = None if dead.refuted else now.get(dead.id)
+            if current is None:
+                continue
+            for name in _DEAD_END_RATE_FIELDS:
+                setattr(dead, name, getattr(current, name))
+    return doc

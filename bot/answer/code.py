@@ -83,6 +83,8 @@ def answer_from_report(report: VerifyReport, question: CodeQuestion, answer_fn: 
         for item in best.workarounds:
             if item.id in status:
                 item.on_your_code = status[item.id]
+        # What just worked on the asker's own code leads; the rest keep the ranking's order.
+        best.workarounds.sort(key=lambda item: item.on_your_code != Status.FIXED)
         for dead in best.dead_ends:
             if dead.id in status:
                 dead.on_your_code = status[dead.id]

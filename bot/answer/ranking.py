@@ -32,18 +32,27 @@ class RankedFixes:
     refuted: list[RankedFix]
 
 
-def _key(fix: RankedFix) -> tuple[int, int, float, int, int]:
+def testable(fix: RankedFix) -> bool:
+    """A fix Verify can run (it has a patch) or that our evidence measured: one the
+    answer can lead with and then back up."""
+    return bool(fix.workaround.patch) or fix.measured is not None
+
+
+def _key(fix: RankedFix) -> tuple[int, int, int, float, int, int]:
     """Best first:
     1. a scenario-specific fix whose scenario the asker's text shows, then the general
        fixes, then scenario-specific fixes for situations the asker did not mention;
     2. fixes our own runs or votes back (measured at least one half), then the team's
        estimates, then fixes our evidence mostly contradicts;
-    3. the rate behind it (the prior updated by the evidence), more evidence, the
+    3. a fix Verify can test (a patch) or that is measured, then the untested prior-only
+       ones: the answer leads with what Verify checks;
+    4. the rate behind it (the prior updated by the evidence), more evidence, the
        author's order."""
     group = 0 if fix.scenario is True else 1 if fix.scenario is None else 2
     evidence = 1 if fix.measured is None else 0 if fix.measured >= 0.5 else 2
+    untested = 0 if testable(fix) else 1
     rate = fix.rate.rate if fix.rate.rate is not None else -1.0
-    return (group, evidence, -rate, -fix.rate.evidence, fix.order)
+    return (group, evidence, untested, -rate, -fix.rate.evidence, fix.order)
 
 
 def rank_fixes(entry: m.Entry, rates: RateSource, asked: str = "") -> RankedFixes:

@@ -20,7 +20,7 @@ from slack_sdk.models.views import View
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
 from bot.text.scripts import UNSPACED
-from bot.verify.report import ErrorInfo, Status, VerifyReport
+from bot.verify.report import ErrorInfo, FixRow, Status, VerifyReport
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
@@ -580,8 +580,34 @@ def _diff_text(diff: str | None) -> str:
     return f"\n{FENCE}\n{escape(body.replace(FENCE, '` ` `'))}\n{FENCE}" if body.strip() else ""
 
 
+def untested_lead(answer: AnswerDocument | None) -> WorkaroundItem | None:
+    """The fix the answer shows first when Verify cannot test it (it has no patch)."""
+    best = answer.matches[0] if answer is not None and answer.matches else None
+    first = best.workarounds[0] if best is not None and best.workarounds else None
+    return first if first is not None and not first.patch else None
+
+
+def _answer_order(report: VerifyReport, answer: AnswerDocument | None) -> list[FixRow]:
+    """The report's rows in the order the answer shows its fixes (then its dead ends);
+    rows the answer does not show keep their place after them."""
+    best = answer.matches[0] if answer is not None and answer.matches else None
+    if best is None:
+        return list(report.fixes)
+    shown = [w.id for w in best.workarounds] + [d.id for d in best.dead_ends]
+    place = {item: i for i, item in enumerate(shown)}
+    return sorted(report.fixes, key=lambda row: place.get(row.workaround or "", len(shown)))
+
+
+def _fix_name(fix: FixRow, titles: dict[str, str]) -> str:
+    return tidy(fix.title or titles.get(fix.workaround or "") or fix.workaround or "?")
+
+
 def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, str] | None = None,
-                        file_attached: bool = False, user: str | None = None) -> Message:
+                        file_attached: bool = False, user: str | None = None,
+                        answer: AnswerDocument | None = None) -> Message:
+    """The report as Slack shows it, in the order of `answer` (the answer verified): the
+    fix it shows first says "not tested: no automatic patch" when Verify has no patch for
+    it, and a dead end that ran cleanly is never called fixed."""
     titles = titles or {}
     err = report.error or ErrorInfo(type=None, message=None, entry_id=None)
     head = f":test_tube: *{t('verify_done', lang)}*\n"
@@ -595,17 +621,27 @@ def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, st
         plain += t("not_reproduced", lang)
     blocks = sections(head)
     summary = []
-    for fix in report.fixes:
+    lead = untested_lead(answer) if report.reproduced else None
+    if lead is not None:
+        name = tidy(lead.title) or lead.id
+        blocks += sections(f"{STATUS_EMOJI[Status.NOT_APPLICABLE]} *{escape(name)}*: {t('verify_no_patch', lang)}")
+        summary.append(f"{name}: {t('verify_no_patch', lang)}")
+    for fix in _answer_order(report, answer):
         status = fix.status
-        name = fix.title or titles.get(fix.workaround) or fix.workaround or "?"
+        name = _fix_name(fix, titles)
         cost = []
         if isinstance(fix.seconds, (int, float)):
             cost.append(f"{fix.seconds:.1f}s")
         if isinstance(fix.peak_memory_bytes, int) and fix.peak_memory_bytes > 0:
             cost.append(f"{fix.peak_memory_bytes / 2**20:.0f} MiB")
-        line = f"{STATUS_EMOJI.get(status, '•')} *{escape(tidy(name))}*: {status_word(status, lang)}"
-        if fix.kind == "dead_end":
-            line += f" _({t('dead_end_tag', lang)})_"
+        if fix.kind == "dead_end" and status == Status.FIXED:
+            said = t("verify_dead_end_ran", lang)
+            line = f":warning: *{escape(name)}*: {said}"
+        else:
+            said = status_word(status, lang)
+            line = f"{STATUS_EMOJI.get(status, '•')} *{escape(name)}*: {said}"
+            if fix.kind == "dead_end":
+                line += f" _({t('dead_end_tag', lang)})_"
         if cost:
             line += f" ({', '.join(cost)})"
         if status in (Status.NEW_ERROR, Status.STILL_FAILS) and fix.error is not None:
@@ -613,7 +649,7 @@ def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, st
         if status == Status.FIXED or fix.kind != "dead_end":
             line += _diff_text(fix.diff or None)
         blocks += sections(line)
-        summary.append(f"{tidy(name)}: {status_word(status, lang)}")
+        summary.append(f"{name}: {said}")
     excerpt, cut = output_excerpt(report.output or "")
     if excerpt.strip():
         note = f" ({t('full_output', lang)})" if cut and file_attached else ""
@@ -627,17 +663,25 @@ def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, st
 
 
 def verification_done_notice(lang: str, user: str, report: VerifyReport, *,
-                             titles: dict[str, str] | None = None) -> Message:
-    """A new message in the thread (an edit notifies nobody) that mentions the asker."""
+                             titles: dict[str, str] | None = None, answer: AnswerDocument | None = None) -> Message:
+    """A new message in the thread (an edit notifies nobody) that mentions the asker: what
+    fixed the error, in the answer's order; what the answer leads with but Verify could
+    not test; a dead end that ran cleanly, said as such (never as a fix)."""
     titles = titles or {}
-    fixed = [tidy(f.title or titles.get(f.workaround) or f.workaround or "?")
-             for f in report.fixes if f.status == Status.FIXED and f.kind != "dead_end"]
+    rows = _answer_order(report, answer)
+    fixed = [_fix_name(f, titles) for f in rows if f.status == Status.FIXED and f.kind != "dead_end"]
     if not report.reproduced:
         outcome = t("not_reproduced", lang)
     elif fixed:
         outcome = t("verify_fixed_by", lang, fixes=", ".join(fixed[:3]))
     else:
         outcome = t("verify_none_fixed", lang)
+    if report.reproduced:
+        lead = untested_lead(answer)
+        more = [f"{tidy(lead.title) or lead.id}: {t('verify_no_patch', lang)}"] if lead is not None else []
+        more += [f"{_fix_name(f, titles)}: {t('verify_dead_end_ran', lang)}"
+                 for f in rows if f.status == Status.FIXED and f.kind == "dead_end"]
+        outcome = "; ".join([outcome, *more])
     mention = f"<@{user}>" if _USER_ID.fullmatch(user or "") else ""
     text = f"{mention} {t('verify_done', lang)}: {escape(outcome)}".strip()
     return Message(text=f"{mention} {fallback(t('verify_done', lang) + ': ' + outcome)}".strip(),

@@ -144,6 +144,13 @@ WORDS: dict[str, dict[str, str]] = {
     "verify_fixed_by": {"en": "fixed by {fixes}", "ko": "해결한 방법: {fixes}", "zh": "有效的修复：{fixes}"},
     "verify_none_fixed": {"en": "none of the fixes made the error go away",
                           "ko": "어떤 해결책도 오류를 없애지 못했습니다", "zh": "没有一个修复能消除该错误"},
+    # the fix the answer shows first, when Verify has no patch to try it with
+    "verify_no_patch": {"en": "not tested: no automatic patch", "ko": "테스트하지 않음: 자동 패치가 없습니다",
+                        "zh": "未测试：没有自动补丁"},
+    # a dead end that ran cleanly on the snippet: never worded as a fix
+    "verify_dead_end_ran": {"en": "a listed dead end ran without error here",
+                            "ko": "목록에 있는 막다른 길이 여기서는 오류 없이 실행됨",
+                            "zh": "列出的死胡同在这里运行时没有报错"},
     "verify_off": {"en": "Verification is turned off in this channel.", "ko": "이 채널에서는 검증이 꺼져 있습니다.",
                    "zh": "本频道已关闭验证功能。"},
     # App Home

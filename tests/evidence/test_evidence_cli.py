@@ -37,7 +37,7 @@ def test_verify_then_stats_and_ask_show_the_new_evidence(seed_run, monkeypatch):
     assert ask.returncode == 0, ask.stderr
     best = json.loads(ask.stdout)["matches"][0]
     assert best["id"] == ENTRY
-    # By priors alone backward-once (0.9 from 5) came first; the verified run puts recompute-forward first.
+    # Measured by the verified run, recompute-forward leads (by priors alone it leads the fixes that have a patch).
     first = best["workarounds"][0]
     assert first["id"] == "recompute-forward" and first["success_rate"] == 1.0 and first["rate_kind"] == "measured"
     assert first["rate_source"] == "verified" and first["evidence_summary"] == "fixed 1 of 1 verified run on torch 2.13"

@@ -131,14 +131,15 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
             channel=where.channel, thread_ts=where.thread_ts, question_ts=question_ts,
             answer_json=json.dumps(data.as_json(), ensure_ascii=False))
         head = sections(f":arrow_forward: {escape(note)}")
-        full = answer_message(data, answer_id=answer_id, private=where.private)
-        compact = compact_answer_message(data, answer_id=answer_id, private=where.private)
+        # No Verify button: the verification has run already (it follows in the thread).
+        full = answer_message(data, answer_id=answer_id, private=where.private, verify=False)
+        compact = compact_answer_message(data, answer_id=answer_id, private=where.private, verify=False)
         versions = [Message(text=m.text, blocks=head + m.blocks) for m in (full, compact)]
         versions.append(text_message(note + "\n" + full.text))
         shown = _show(ctx, where, status, versions)
         if shown.ts:
             ctx.store.set_answer_posted(answer_id, shown.channel, shown.ts)
-        post(ctx.client, where, [verification_result(report, lang, titles=workaround_titles(data))])
+        post(ctx.client, where, [verification_result(report, lang, titles=workaround_titles(data), answer=data)])
         recording.link_answer(answer_id)  # the answer exists only now, made from the report
         record_gap(error_text, data, store=ctx.store)
         log.info("code question answered A%s entry=%s fixes=%s", answer_id, best.id if best else None,

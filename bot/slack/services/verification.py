@@ -9,20 +9,25 @@ the typed report, which is recorded as evidence on the way (bot/evidence/record.
 What must hold: one running verification per user (a lock row in the store, so a
 double click or a second bot process starts nothing twice); a status message that
 moves as the runs progress; the final per-fix statuses with a short output excerpt,
-the full output as a file when it is long.
+the full output as a file when it is long; then the answer's own message redrawn with
+the evidence as it now stands (the run was recorded: its evidence line moves).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 from functools import partial
 
+from bot.answer import get_rate_source
+from bot.answer.build import refresh_rates
 from bot.evidence.record import Recording
 from bot.jobs import Executor, JobError, get_executor
 from bot.answer.document import AnswerDocument
-from bot.slack.blocks import (apology_message, fix_titles, output_excerpt, verification_done_notice,
+from bot.kb.loader import current_knowledge
+from bot.slack.blocks import (answer_versions, apology_message, fix_titles, output_excerpt, verification_done_notice,
                               verification_progress, verification_result)
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
@@ -95,8 +100,8 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
         titles = workaround_titles(answer)
         progress = _StatusUpdater(ctx, status.channel, status.ts, lang, titles) if status.ts else (lambda *a: None)
         # Recording never raises; see bot/evidence/record.py
-        report = ctx.executor.verify(code, progress, lang=lang,
-                                     record=Recording("slack", user_hash, answer_id=answer_id, store=ctx.store))
+        recording = Recording("slack", user_hash, answer_id=answer_id, store=ctx.store)
+        report = ctx.executor.verify(code, progress, lang=lang, record=recording)
         output = report.output or ""
         _, cut = output_excerpt(output)
         attached = False
@@ -108,7 +113,7 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
                 attached = True
             except Exception as exc:  # noqa: BLE001 - the summary still goes out
                 log.warning("uploading the full output failed: %s", type(exc).__name__)
-        final = verification_result(report, lang, titles=titles, file_attached=attached, user=user)
+        final = verification_result(report, lang, titles=titles, file_attached=attached, user=user, answer=answer)
         if status.ts:
             update(ctx.client, status.channel, status.ts, [final])
         else:
@@ -117,9 +122,14 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
             # An edit notifies nobody: a new message in the thread tells the asker it is done.
             try:
                 post(ctx.client, Where(channel=status.channel, thread_ts=where.thread_ts, user=user),
-                     [verification_done_notice(lang, user, report, titles=titles)], lang=lang)
+                     [verification_done_notice(lang, user, report, titles=titles, answer=answer)], lang=lang)
             except Exception as exc:  # noqa: BLE001 - the result is there already
                 log.warning("could not notify the asker: %s", type(exc).__name__)
+        try:
+            if recording.ids:  # the run is evidence now: the answer's rates moved
+                redraw_answer(ctx, answer_id)
+        except Exception as exc:  # noqa: BLE001 - the result is there; the old evidence line stays
+            log.warning("could not redraw A%s: %s", answer_id, type(exc).__name__)
         log.info("verification for A%s done: reproduced=%s fixes=%s", answer_id, report.reproduced,
                  [f.status.value for f in report.fixes])
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user
@@ -134,3 +144,16 @@ def _run_locked(ctx: BotContext, *, code: str, user_hash: str, answer_id: int | 
             log_failure("apology after a failed verification", inner)
     finally:
         ctx.store.unlock_verification(user_hash)
+
+
+def redraw_answer(ctx: BotContext, answer_id: int | None) -> None:
+    """The answer's message (a public one: an ephemeral answer cannot be edited) drawn again
+    with the rates as they stand after the run was recorded (recording tells the rates
+    cache, bot.evidence.rates.evidence_changed), its fixes in the order it showed them."""
+    row = ctx.store.get_answer(answer_id) if answer_id is not None else None
+    if answer_id is None or row is None or not row.channel or not row.ts or not row.answer_json:
+        return
+    shown = AnswerDocument.from_json(json.loads(row.answer_json))
+    fresh = refresh_rates(shown, current_knowledge(), get_rate_source())
+    update(ctx.client, row.channel, row.ts,
+           answer_versions(fresh, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id)))
