@@ -311,6 +311,8 @@ WORDS: dict[str, dict[str, str]] = {
     "code": {"en": "code", "ko": "코드", "zh": "代码"},
     "measured": {"en": "measured", "ko": "측정값", "zh": "实测"},
     "estimate_badge": {"en": "estimate", "ko": "추정치", "zh": "估计"},
+    # a share of 👍 among 5+ votes, with no verified run behind it
+    "votes_badge": {"en": "from votes", "ko": "답변 평가 기반", "zh": "基于答案评价"},
     "refuted_badge": {"en": "refuted", "ko": "반증됨", "zh": "已被否定"},
     "store_none": {"en": "No evidence store yet: every rate is a team estimate, not yet verified.",
                    "ko": "아직 근거 저장소가 없습니다. 모든 해결률은 팀 추정치이며 아직 검증되지 않았습니다.",
