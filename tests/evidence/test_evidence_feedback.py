@@ -89,7 +89,8 @@ def test_votes_replays_and_malformed_payloads(slack_bot):
     # The next answer in Slack shows the evidence next to that workaround.
     again, _ = ask(bot, "1700007001.000100", f"<@UBOT01> {SEED_ERROR}")
     shown = json.dumps(again["blocks"], ensure_ascii=False)
-    assert "not verified yet; 👍 1 👎 1 on answers" in shown
+    # as votes: too few for a percentage, and no "50%" beside "not yet verified"
+    assert "team estimate, not yet verified; 👍 1 👎 1 on answers" in shown and "50%" not in shown
 
 
 def test_a_verify_click_records_the_runs_and_the_next_answer_shows_them(slack_bot):
