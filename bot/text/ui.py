@@ -155,6 +155,8 @@ WORDS: dict[str, dict[str, str]] = {
     "home_fix_rates": {"en": "Verified fix rates (sandbox runs)", "ko": "검증된 해결률 (샌드박스 실행)",
                        "zh": "已验证的修复率（沙箱运行）"},
     "home_runs": {"en": "fixed {k} of {n} runs", "ko": "{n}회 중 {k}회 해결", "zh": "{n} 次中修复 {k} 次"},
+    "home_votes": {"en": "Votes on answers (👍/👎, not runs)", "ko": "답변 평가 (👍/👎, 실행 아님)",
+                   "zh": "答案评价（👍/👎，不是运行）"},
     "nothing_yet": {"en": "Nothing recorded yet.", "ko": "아직 기록이 없습니다.", "zh": "尚无记录。"},
     "home_window": {"en": "Most-asked: the last 30 days. Rates: every counted run.",
                     "ko": "많이 물어본 오류: 최근 30일. 해결률: 집계된 모든 실행.",

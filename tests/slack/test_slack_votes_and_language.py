@@ -101,6 +101,9 @@ def test_app_home_shows_a_vote_as_a_vote_and_counts_only_runs(ctx, fake_slack, k
     # by the fix's title, not its id.
     assert "fixed 1 of 1 runs" in text and "of 2 runs" not in text
     assert fix_title in text
+    # The 👎 is shown, as a vote, apart from the runs.
+    votes = text.split("Votes on answers (👍/👎, not runs)")[1]
+    assert votes.startswith(f"*\\n👍 0 👎 1  {kb.resolve(ENTRY).title.get_text('en')}")
 
 
 def test_app_home_is_in_the_viewers_language_with_titles_from_the_knowledge_base(ctx, fake_slack, kb):

@@ -162,6 +162,11 @@ def admin_section(ctx: BotContext, lang: str, kb: m.KnowledgeBase | None = None)
                    Verification.counted.is_not(False), is_run())
             .group_by(VerificationOutcome.entry_id, VerificationOutcome.item_id)
             .order_by(func.count().desc()).limit(TOP)).all()
+        votes = session.execute(
+            select(Answer.entry_id, func.sum(case((Vote.vote > 0, 1), else_=0)),
+                   func.sum(case((Vote.vote < 0, 1), else_=0)))
+            .join(Vote, Vote.answer_id == Answer.id).where(Answer.entry_id.is_not(None))
+            .group_by(Answer.entry_id).order_by(func.count().desc(), Answer.entry_id).limit(TOP)).all()
     blocks: list[Block] = [DividerBlock(), HeaderBlock(text=PlainTextObject(text=t("home_admin", lang)))]
     if asked:
         top = max(n for _, n in asked)
@@ -181,6 +186,11 @@ def admin_section(ctx: BotContext, lang: str, kb: m.KnowledgeBase | None = None)
             for entry, item, n, fixed in runs))
     else:
         blocks += sections(f"*{t('home_fix_rates', lang)}*\n{t('nothing_yet', lang)}")
+    # Votes apart from runs: what people said of the answers, never a run count or a rate.
+    if votes:
+        blocks += sections(f"*{t('home_votes', lang)}*\n" + "\n".join(
+            f"👍 {int(up or 0)} 👎 {int(down or 0)}  {escape(entry_title(kb, entry, lang) or entry)}"
+            for entry, up, down in votes))
     blocks.append(context(t("home_window", lang)))
     return blocks
 
