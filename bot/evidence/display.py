@@ -59,7 +59,7 @@ def evidence_text(verified: Verified | None, lang: str = "en", *, dead_end: bool
             shown = versions[0] if len(versions) == 1 else t("evidence_range", lang, low=versions[0], high=versions[-1])
             text += t("evidence_on", lang, versions=shown)
         parts.append(text)
-    elif not dead_end and not _vote_share(verified):
+    elif not dead_end and _vote_share(verified) is None:
         # "not verified yet" only where no percentage stands beside it: a share of votes
         # is shown as votes, never next to "not verified yet" (nor called "measured").
         parts.append(t("evidence_none", lang))

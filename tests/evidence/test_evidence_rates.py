@@ -276,6 +276,11 @@ def test_a_share_of_votes_needs_five_votes_and_is_never_called_measured(make_sto
     # Five votes give a share, said as votes, never beside "not verified yet".
     assert once["measured"] == approx(0.8)
     assert once["rate_text"] == once["summary"] == "👍 4 👎 1 on answers"
+    from bot.evidence.display import measured_rate, rate_text
+
+    all_down = {"runs": 0, "fixed": 0, "failed": 0, "torch": [], "up": 0, "down": 5, "askers_fixed": 0,
+                "askers_failed": 0, "held": 0}
+    assert measured_rate(all_down) == 0.0 and rate_text(all_down, "zh") == "答案评价 👍 0 👎 5"  # a 0% is a share too
 
 
 def _old_feedback_row(store, answer_id: int | None, asker: str, item_id: str = "backward-once") -> None:
