@@ -14,6 +14,11 @@ from typing import Protocol, TypedDict
 from bot.kb import model as m
 from bot.text.ui import t
 
+# Fewer votes than this give no percentage: one 👍 and one 👎 are two opinions, not "50%".
+# The votes are still shown, as votes ("👍 1 👎 1 on answers"), and still move the ranking
+# through the posterior (rates.py), with their small weight.
+MIN_VOTES = 5
+
 
 class Verified(TypedDict):
     """What our own evidence says about one item (bot.evidence.rates.Observations), as
@@ -54,7 +59,9 @@ def evidence_text(verified: Verified | None, lang: str = "en", *, dead_end: bool
             shown = versions[0] if len(versions) == 1 else t("evidence_range", lang, low=versions[0], high=versions[-1])
             text += t("evidence_on", lang, versions=shown)
         parts.append(text)
-    elif not dead_end:
+    elif not dead_end and _vote_share(verified) is None:
+        # "not verified yet" only where no percentage stands beside it: a share of votes
+        # is shown as votes, never next to "not verified yet" (nor called "measured").
         parts.append(t("evidence_none", lang))
     if verified.get("up") or verified.get("down"):
         parts.append(t("evidence_votes", lang, up=verified.get("up", 0), down=verified.get("down", 0)))
@@ -64,24 +71,31 @@ def evidence_text(verified: Verified | None, lang: str = "en", *, dead_end: bool
 def measured_rate(verified: Verified | None, *, dead_end: bool = False) -> float | None:
     """The rate our own evidence shows, with nothing of the prior in it: the share of
     verified runs that fixed it (failed, for a dead end), else the share of 👍 among
-    the votes; None while there is neither."""
+    at least MIN_VOTES votes; None while there is neither."""
     if not verified:
         return None
     runs = int(verified.get("runs") or 0)
     if runs:
         return int((verified.get("failed") if dead_end else verified.get("fixed")) or 0) / runs
+    return None if dead_end else _vote_share(verified)
+
+
+def _vote_share(verified: Verified) -> float | None:
+    """The share of 👍 among the votes, once there are MIN_VOTES of them."""
     up, down = int(verified.get("up") or 0), int(verified.get("down") or 0)
-    if up + down and not dead_end:
-        return up / (up + down)
-    return None
+    return up / (up + down) if up + down >= MIN_VOTES else None
 
 
 def rate_text(verified: Verified | None, lang: str = "en", *, dead_end: bool = False) -> str:
     """What a user reads next to an item: our measured evidence with its counts, or that
-    the rate is the team's estimate and nothing has verified it yet."""
+    the rate is the team's estimate and nothing has verified it yet (with the votes,
+    as votes, where there are too few for a percentage)."""
     if measured_rate(verified, dead_end=dead_end) is not None:
         return evidence_text(verified, lang, dead_end=dead_end) or ""
-    return t("evidence_estimate", lang)
+    text = t("evidence_estimate", lang)
+    if verified and not dead_end and (verified.get("up") or verified.get("down")):
+        text += "; " + t("evidence_votes", lang, up=verified.get("up", 0), down=verified.get("down", 0))
+    return text
 
 
 def refuted_text(lang: str = "en") -> str:

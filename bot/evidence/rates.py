@@ -63,6 +63,8 @@ from bot.settings import get_settings
 from bot.verify.report import Status
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only once there is one to read
+    from sqlalchemy import ColumnElement
+
     from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,20 @@ NOT_COUNTED = frozenset({Status.NOT_APPLICABLE, Status.TIMEOUT})
 SNAPSHOT_TTL_S = 30.0  # how long a long-running process (the Slack bot) reuses what it read
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
+
+# Before votes had their own call (votes.py, record_vote), a 👎 "the fix did not work" was
+# stored as a verification of surface "feedback" with one still_fails outcome, no torch and
+# no snippet. Old databases still hold such rows. They are votes (the same 👎 is in `votes`),
+# not runs: every count of runs (rates, `stats`, the pages, App Home) leaves them out
+# through `is_run()`; nothing deletes them.
+FEEDBACK_SURFACE = "feedback"
+
+
+def is_run() -> ColumnElement[bool]:
+    """The SQL condition a verification row must meet to count as a run (see FEEDBACK_SURFACE)."""
+    from bot.store.models import Verification  # lazy: SQLAlchemy, as in load_observations
+
+    return Verification.surface != FEEDBACK_SURFACE
 
 
 def torch_minor(version: str | None) -> str | None:
@@ -187,7 +203,7 @@ def load_observations(store: Store) -> dict[Key, Observations]:
                    Verification.snippet_sha256, Verification.torch, Verification.gpu, Verification.asker,
                    Verification.counted, VerificationOutcome.counted, VerificationOutcome.kind)
             .join(Verification, Verification.id == VerificationOutcome.verification_id)
-            .where(VerificationOutcome.kind.in_(("workaround", "dead_end")))
+            .where(VerificationOutcome.kind.in_(("workaround", "dead_end")), is_run())
             .order_by(Verification.id, VerificationOutcome.id))
         for entry_id, item_id, status, snippet, torch, gpu, asker, counted, outcome_counted, kind in rows:
             key = (entry_id, item_id)

@@ -23,7 +23,8 @@ from sqlalchemy import func, select
 
 from bot.evidence.display import evidence_text, measured_rate, rate_text
 from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
-                                VOTE_WEIGHT, Observations, estimate, item_rate, load_observations)
+                                VOTE_WEIGHT, Observations, estimate, is_run, item_rate,
+                                load_observations)
 from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
 from bot.store.models import VoteReason
@@ -63,8 +64,11 @@ Counts = dict[str | None, int]  # per entry id
 def _counts(store: Store) -> tuple[dict[str, int], Counts, Counts, Counts, list[dict[str, Any]]]:
     with store.session() as session:
         totals = {
-            "verifications": session.scalar(select(func.count()).select_from(Verification)) or 0,
-            "fix_runs": session.scalar(select(func.count()).select_from(VerificationOutcome)) or 0,
+            # runs only: a 👎 stored as a "feedback" verification by an old version is a vote
+            "verifications": session.scalar(select(func.count()).select_from(Verification).where(is_run())) or 0,
+            "fix_runs": session.scalar(select(func.count()).select_from(VerificationOutcome)
+                                       .join(Verification, Verification.id == VerificationOutcome.verification_id)
+                                       .where(is_run())) or 0,
             "answers": session.scalar(select(func.count()).select_from(Answer)) or 0,
             "votes": session.scalar(select(func.count()).select_from(Vote)) or 0,
             "coverage_gaps": session.scalar(select(func.count()).select_from(CoverageGap)) or 0,
@@ -74,10 +78,11 @@ def _counts(store: Store) -> tuple[dict[str, int], Counts, Counts, Counts, list[
         answers = dict(session.execute(select(Answer.entry_id, func.count()).where(Answer.entry_id.is_not(None))
                                        .group_by(Answer.entry_id)).all())
         verifications = dict(session.execute(select(Verification.entry_id, func.count())
-                                             .where(Verification.entry_id.is_not(None))
+                                             .where(Verification.entry_id.is_not(None), is_run())
                                              .group_by(Verification.entry_id)).all())
         reproduced = dict(session.execute(select(Verification.entry_id, func.count())
-                                          .where(Verification.entry_id.is_not(None), Verification.reproduced)
+                                          .where(Verification.entry_id.is_not(None), Verification.reproduced,
+                                                 is_run())
                                           .group_by(Verification.entry_id)).all())
         gaps: list[dict[str, Any]]
         gaps = [{"signature": g.signature, "excerpt": g.excerpt, "count": g.count, "language": g.language,

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 
 from bot.answer.ranking import RankedFix, rank_fixes
 from bot.evidence.display import Rate, evidence_text, measured_rate, rate_text, refuted_text
-from bot.evidence.rates import EvidenceRates, Key, Observations, load_observations, torch_minor
+from bot.evidence.rates import EvidenceRates, Key, Observations, is_run, load_observations, torch_minor
 from bot.kb import model as m
 from bot.pages.areas import ORDER as AREA_ORDER, area_of
 from bot.store.models import CoverageGap, Verification, VerificationOutcome
@@ -125,7 +125,7 @@ def _load(store, now: datetime) -> Snapshot:
         for entry_id, reproduced, torch, gpu, asker, created, surface in session.execute(
                 select(Verification.entry_id, Verification.reproduced, Verification.torch, Verification.gpu,
                        Verification.asker, Verification.created_at, Verification.surface)
-                .where(Verification.entry_id.is_not(None), Verification.counted.is_not(False))
+                .where(Verification.entry_id.is_not(None), Verification.counted.is_not(False), is_run())
                 .order_by(Verification.id)):
             ev = snap.entries.setdefault(entry_id, EntryEvidence())
             ev.verifications += 1
@@ -152,7 +152,7 @@ def _load(store, now: datetime) -> Snapshot:
                 select(Verification.created_at, VerificationOutcome.status)
                 .join(Verification, Verification.id == VerificationOutcome.verification_id)
                 .where(VerificationOutcome.kind == "workaround", Verification.created_at >= start,
-                       Verification.counted.is_not(False))):
+                       Verification.counted.is_not(False), is_run())):
             week = weeks.get(_week(_aware(created)))
             if week is not None and status in (Status.FIXED, Status.STILL_FAILS, Status.NEW_ERROR):
                 week["fixed" if status == Status.FIXED else "failed"] += 1
@@ -170,7 +170,7 @@ def _load(store, now: datetime) -> Snapshot:
                                                                            CoverageGap.last_seen.desc())
                                               .limit(TOP_GAPS))]
         snap.totals = {
-            "verifications": session.scalar(select(func.count()).select_from(Verification)) or 0,
+            "verifications": session.scalar(select(func.count()).select_from(Verification).where(is_run())) or 0,
             "answers": session.scalar(select(func.count()).select_from(Answer)) or 0,
             "votes": session.scalar(select(func.count()).select_from(Vote)) or 0,
             "up": session.scalar(select(func.sum(case((Vote.vote > 0, 1), else_=0)))) or 0,
@@ -351,9 +351,10 @@ def stats_doc(kb: m.KnowledgeBase, snap: Snapshot) -> dict:
         if item is None or not obs.runs and not (obs.up or obs.down):
             continue
         verified = obs.verified()
+        measured = measured_rate(verified)  # None for a few votes: shown as votes, without a percentage
         fixes.append({"entry_id": entry_id, "id": item_id, "title": _i18n(item.title),
-                      "measured": round(measured_rate(verified), 4), "runs": obs.runs, "fixed": obs.fixed,
-                      "failed": obs.failed, "up": obs.up, "down": obs.down, "held": obs.held,
+                      "measured": None if measured is None else round(measured, 4), "runs": obs.runs,
+                      "fixed": obs.fixed, "failed": obs.failed, "up": obs.up, "down": obs.down, "held": obs.held,
                       "rate_text": _texts(lambda lang, v=verified: rate_text(v, lang))})
     fixes.sort(key=lambda f: (-(f["runs"] + f["up"] + f["down"]), f["entry_id"], f["id"]))
     unproven = [e.id for e in sorted(kb.entries.values(), key=lambda e: e.id)

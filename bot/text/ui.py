@@ -168,6 +168,8 @@ WORDS: dict[str, dict[str, str]] = {
     "home_fix_rates": {"en": "Verified fix rates (sandbox runs)", "ko": "검증된 해결률 (샌드박스 실행)",
                        "zh": "已验证的修复率（沙箱运行）"},
     "home_runs": {"en": "fixed {k} of {n} runs", "ko": "{n}회 중 {k}회 해결", "zh": "{n} 次中修复 {k} 次"},
+    "home_votes": {"en": "Votes on answers (👍/👎, not runs)", "ko": "답변 평가 (👍/👎, 실행 아님)",
+                   "zh": "答案评价（👍/👎，不是运行）"},
     "nothing_yet": {"en": "Nothing recorded yet.", "ko": "아직 기록이 없습니다.", "zh": "尚无记录。"},
     "home_window": {"en": "Most-asked: the last 30 days. Rates: every counted run.",
                     "ko": "많이 물어본 오류: 최근 30일. 해결률: 집계된 모든 실행.",
@@ -324,6 +326,8 @@ WORDS: dict[str, dict[str, str]] = {
     "code": {"en": "code", "ko": "코드", "zh": "代码"},
     "measured": {"en": "measured", "ko": "측정값", "zh": "实测"},
     "estimate_badge": {"en": "estimate", "ko": "추정치", "zh": "估计"},
+    # a share of 👍 among 5+ votes, with no verified run behind it
+    "votes_badge": {"en": "from votes", "ko": "답변 평가 기반", "zh": "基于答案评价"},
     "refuted_badge": {"en": "refuted", "ko": "반증됨", "zh": "已被否定"},
     "store_none": {"en": "No evidence store yet: every rate is a team estimate, not yet verified.",
                    "ko": "아직 근거 저장소가 없습니다. 모든 해결률은 팀 추정치이며 아직 검증되지 않았습니다.",

@@ -86,10 +86,14 @@ def test_votes_replays_and_malformed_payloads(slack_bot):
     changed = workaround(evidence(bot), top)
     assert (changed["up"], changed["down"]) == (1, 1)
 
-    # The next answer in Slack shows the evidence next to that workaround.
-    again, _ = ask(bot, "1700007001.000100", f"<@UBOT01> {SEED_ERROR}")
-    shown = json.dumps(again["blocks"], ensure_ascii=False)
-    assert "not verified yet; 👍 1 👎 1 on answers" in shown
+    # The next answer in Slack shows the evidence next to that workaround (its details list
+    # every fix): as votes, too few for a percentage, and no "50%" beside "not yet verified".
+    again, again_id = ask(bot, "1700007001.000100", f"<@UBOT01> {SEED_ERROR}")
+    click_details = button_payload(action_id="answer_details", value=str(again_id), user="U0ASKER", message=again)
+    assert bot.sender.interaction(click_details).status == 200
+    settle(bot)
+    shown = json.dumps([again["blocks"], bot.fake.opened_views[-1]], ensure_ascii=False)
+    assert "team estimate, not yet verified; 👍 1 👎 1 on answers" in shown and "50%" not in shown
 
 
 def test_a_verify_click_records_the_runs_and_the_next_answer_shows_them(slack_bot):

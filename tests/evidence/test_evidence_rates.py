@@ -250,3 +250,77 @@ def test_hostile_snippet_in_the_sandbox_is_flagged(seed_run):
     assert r.reads_own_source is True and r.exit_reason == "error"
     clean = run_snippet("raise RuntimeError('x')\n", limits=Limits(wall_seconds=20))
     assert clean.reads_own_source is False
+
+
+def test_a_share_of_votes_needs_five_votes_and_is_never_called_measured(make_store, evidence_kb):
+    from bot.evidence.stats import format_stats
+
+    store = make_store()
+    answer_id = store.add_answer(entry_id=ENTRY, confidence=1.0, language="en", surface="mention",
+                                 error_hash="v" * 64, answer_json=_answer_json("backward-once"))
+    store.vote(answer_id, store.user_hash("T1", "U1"), 1)
+    store.vote(answer_id, store.user_hash("T1", "U2"), -1)
+    doc = stats(store, evidence_kb)
+    once = item(doc, "backward-once")
+    # One 👍 and one 👎: no "50%", and the votes are said as votes beside the estimate.
+    assert once["measured"] is None
+    assert once["rate_text"] == "team estimate, not yet verified; 👍 1 👎 1 on answers"
+    assert "backward-once: team estimate" in format_stats(doc) and "50%" not in format_stats(doc)
+
+    for user in ("U3", "U4", "U5"):
+        store.vote(answer_id, store.user_hash("T1", user), 1)
+    from bot.evidence.display import MIN_VOTES
+
+    once = item(stats(store, evidence_kb), "backward-once")
+    assert (once["up"], once["down"]) == (4, 1) and MIN_VOTES == 5
+    # Five votes give a share, said as votes, never beside "not verified yet".
+    assert once["measured"] == approx(0.8)
+    assert once["rate_text"] == once["summary"] == "👍 4 👎 1 on answers"
+    from bot.evidence.display import measured_rate, rate_text
+
+    all_down = {"runs": 0, "fixed": 0, "failed": 0, "torch": [], "up": 0, "down": 5, "askers_fixed": 0,
+                "askers_failed": 0, "held": 0}
+    assert measured_rate(all_down) == 0.0 and rate_text(all_down, "zh") == "答案评价 👍 0 👎 5"  # a 0% is a share too
+
+
+def _old_feedback_row(store, answer_id: int | None, asker: str, item_id: str = "backward-once") -> None:
+    """What a 👎 "the fix did not work" left before votes had their own call (issue 23): a
+    verification of surface "feedback" (no torch, no snippet) with one failed outcome."""
+    import hashlib
+
+    from bot.store.models import Verification, VerificationOutcome
+
+    with store.session() as session:
+        row = Verification(report_key=hashlib.sha256(f"feedback:{answer_id}:{asker}".encode()).hexdigest(),
+                           surface="feedback", answer_id=answer_id, entry_id=ENTRY, reproduced=True,
+                           exit_reason="feedback", snippet_sha256=hashlib.sha256(b"feedback").hexdigest(),
+                           asker=asker)
+        session.add(row)
+        session.flush()
+        session.add(VerificationOutcome(verification_id=row.id, entry_id=ENTRY, item_id=item_id, kind="workaround",
+                                        status="still_fails"))
+        session.commit()
+
+
+def test_old_feedback_rows_are_votes_and_never_counted_as_runs(make_store, evidence_kb):
+    from bot.evidence import record_verification
+    from bot.evidence.rates import load_observations
+    from bot.verify.report import ErrorInfo, ExitReason, FixRow, Status, VerifyReport
+
+    store = make_store()
+    for n in range(3):  # three askers: enough for their failures to count, were they runs
+        _old_feedback_row(store, None, f"asker-{n}")
+    report = VerifyReport(reproduced=True, exit_reason=ExitReason.ERROR, output="",
+                          environment={"torch": "2.13.0", "python": "3.11.9"},
+                          error=ErrorInfo(type="RuntimeError", message=None, entry_id=ENTRY),
+                          fixes=[FixRow(workaround="backward-once", status=Status.FIXED, error=None, seconds=None,
+                                        peak_memory_bytes=None, kind="workaround", patch=None, title=None)])
+    assert record_verification(report, "a real snippet", store=store, asker="asker-9", surface="cli")
+
+    obs = load_observations(store)[(ENTRY, "backward-once")]
+    assert (obs.fixed, obs.failed, obs.held, obs.recorded) == (1, 0, 0, 1)  # the one real run, nothing else
+    doc = stats(store, evidence_kb)
+    assert doc["store"]["verifications"] == 1 and doc["store"]["fix_runs"] == 1
+    entry = next(e for e in doc["entries"] if e["id"] == ENTRY)
+    assert (entry["verifications"], entry["reproduced"]) == (1, 1)
+    assert item(doc, "backward-once")["rate_text"] == "fixed 1 of 1 verified run on torch 2.13"

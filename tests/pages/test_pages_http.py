@@ -187,3 +187,53 @@ def test_everything_from_the_yaml_is_escaped(served):
         listed = fetch(served.url + path).text
         assert "<script>" not in listed and not Page(listed).event_handlers()
     assert "&lt;script&gt;" in fetch(served.url + "/kb/").text
+
+
+def test_votes_are_shown_as_votes_and_old_feedback_rows_are_not_runs(served, evidence):
+    """Issue 26: a 👎 an old version stored as a "feedback" verification (no torch) is no
+    run on any page, and one 👍 with one 👎 is no "50% measured"; five votes give a share
+    marked as votes, never beside "not verified yet"."""
+    import hashlib
+
+    import answer_docs
+    from bot.store.models import Verification, VerificationOutcome
+
+    store = evidence.store
+    shown = answer_docs.document(answer_docs.match(BT, workarounds=[answer_docs.workaround("recompute-forward")]))
+    answer_id = store.add_answer(entry_id=BT, confidence=0.93, language="en", surface="mention",
+                                 error_hash="f" * 64, answer_json=json.dumps(shown.as_json()))
+    for user, vote in (("U1", 1), ("U2", -1)):
+        store.vote(answer_id, store.user_hash("T1", user), vote)
+    with store.session() as session:
+        row = Verification(report_key="k" * 64, surface="feedback", answer_id=answer_id, entry_id=BT,
+                           reproduced=True, exit_reason="feedback", asker=store.user_hash("T1", "U2"),
+                           snippet_sha256=hashlib.sha256(f"feedback on answer {answer_id}".encode()).hexdigest())
+        session.add(row)
+        session.flush()
+        session.add(VerificationOutcome(verification_id=row.id, entry_id=BT, item_id="recompute-forward",
+                                        kind="workaround", status="still_fails"))
+        session.commit()
+
+    doc = json.loads(fetch(f"{served.url}/kb/{BT}.json").text)
+    assert doc["evidence"]["verifications"] == 3 and doc["evidence"]["reproduced"] == 3  # the three real runs
+    assert [r["torch"] for r in doc["evidence"]["runs"]] == ["2.4", "2.13"]  # no "torch ?" row
+    assert doc["evidence"]["votes"] == {"up": 1, "down": 1}
+    voted = next(w for w in doc["workarounds"] if w["id"] == "recompute-forward")
+    assert voted["rate_kind"] == "estimate" and voted["measured"] is None
+    assert voted["rate_text"]["en"] == "team estimate, not yet verified; 👍 1 👎 1 on answers"
+    assert voted["rate_text"]["ko"] == "팀 추정치, 아직 검증되지 않음; 답변 평가 👍 1 👎 1"
+    text = Page(fetch(f"{served.url}/kb/{BT}").text).visible
+    assert "50%" not in text and "measured not verified yet" not in text
+    stats = json.loads(fetch(f"{served.url}/kb/stats.json").text)
+    assert stats["totals"]["verifications"] == 3
+    assert sum(w["failed"] for w in stats["weekly"]) == 1  # recompute-forward's one real failure, not the 👎
+    dashboard = Page(fetch(f"{served.url}/kb/stats").text).visible
+    assert "50%" not in dashboard and "👍 1 👎 1 on answers" in dashboard
+
+    for n in range(3, 6):  # five votes: a share of them, marked as votes
+        store.vote(answer_id, store.user_hash("T1", f"U{n}"), 1)
+    voted = next(w for w in json.loads(fetch(f"{served.url}/kb/{BT}.json").text)["workarounds"]
+                 if w["id"] == "recompute-forward")
+    assert voted["measured"] == 0.8 and voted["rate_text"]["en"] == "👍 4 👎 1 on answers"
+    text = Page(fetch(f"{served.url}/kb/{BT}").text).visible
+    assert "80% from votes 👍 4 👎 1 on answers" in text and "not verified yet" not in text.split("80%")[1][:60]

@@ -120,7 +120,9 @@ def test_a_vote_down_asks_why_and_the_fix_did_not_work_is_a_vote_not_a_run(bot, 
     item = next(w for w in entry["workarounds"] if w["id"] == fix)
     assert (item["up"], item["down"]) == (0, 1) and item["source"] == "votes"
     assert item["runs"] == item["askers_failed"] == item["recorded"] == 0
-    assert item["rate_text"] == "not verified yet; 👍 0 👎 1 on answers"  # votes, not runs
+    # votes, not runs; one vote is no percentage (bot.evidence.display.MIN_VOTES)
+    assert item["rate_text"] == "team estimate, not yet verified; 👍 0 👎 1 on answers"
+    assert item["measured"] is None
     assert doc["store"]["verifications"] == 0 and entry["verifications"] == 0
     assert "👎 reasons: the fix did not work 1, unclear 1" in format_stats(doc)
 

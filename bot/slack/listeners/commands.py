@@ -1,6 +1,9 @@
 """`/troubleshoot [error text]`: an answer only the asker sees, with a Share button.
 `/troubleshoot config [auto=on|off] [lang=en|ko|zh|auto] [verify=on|off]`: the channel's
-settings, shown to anyone, changed by workspace admins and the channel's creator."""
+settings, shown to anyone, changed by workspace admins and the channel's creator. The
+reply is in the user's language (config_language: words they typed in Korean or Chinese,
+else the language of their last answer, else the channel's configured language, else
+English)."""
 
 from __future__ import annotations
 
@@ -68,12 +71,30 @@ def settings_text(ctx: BotContext, team: str | None, channel: str, lang: str) ->
              language=language, verify=t("on" if verify else "off", lang))
 
 
+def config_language(ctx: BotContext, team: str | None, channel: str | None, user: str | None, text: str) -> str:
+    """The language of a `/troubleshoot config` reply, first that applies: the command's own
+    words (not `key=value` settings) are Korean or Chinese; the language of the user's last
+    answer in the store; the channel's configured language (as it was before this command);
+    English. What a person just wrote says most about what they read; a channel's
+    language is the team's choice for answers, the weakest sign for one person's reply."""
+    words = " ".join(w for w in text.split()[1:] if "=" not in w)
+    typed = prose_language(words) if words else None
+    if typed:
+        return typed
+    if user:
+        last = ctx.store.recent_answers(ctx.store.user_hash(team, user), 1)
+        if last and last[0].language in LANGUAGES:
+            return last[0].language
+    row = ctx.store.channel_settings(team, channel)
+    return row.language if row is not None and row.language in LANGUAGES else "en"
+
+
 def configure(ctx: BotContext, command: dict) -> None:
     text = (command.get("text") or "").strip()
     args = text.split()[1:]
     team, channel, user = command.get("team_id"), command.get("channel_id"), command.get("user_id")
     where = Where(channel=channel, user=user, response_url=command.get("response_url"), private=True)
-    lang = "en"
+    lang = config_language(ctx, team, channel, user, text)
     if not args:
         reply = settings_text(ctx, team, channel, lang) + "\n" + t("config_usage", lang)
     else:
