@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start Redis and PostgreSQL if they are installed but not running; install Redis
-# from Debian's packages where it is missing and we are allowed to; Chromium likewise.
+# from Debian's packages where it is missing and we are allowed to; Chromium and CJK fonts likewise.
 set -u
 ok=0
 if ! (command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 ping >/dev/null 2>&1); then
@@ -23,9 +23,20 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q 2>/dev/null;
     ok=1
   fi
 fi
-# Headless Chromium for the knowledge pages' browser test (tests/pages/test_pages_browser.py
-# skips with the reason where there is none).
-if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 || true
+# Headless Chromium and CJK fonts for the knowledge pages' browser tests
+# (tests/pages/test_pages_browser.py skips with the reason where there is no browser).
+# The package lists are refreshed first: on an image whose lists are old, installing
+# without `apt-get update` fails and the tests skip. Never fails CI itself.
+browser_packages=""
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  browser_packages="chromium"
+fi
+if ! (command -v fc-list >/dev/null && fc-list :lang=ko 2>/dev/null | grep -qi "noto.*cjk"); then
+  browser_packages="$browser_packages fonts-noto-cjk"
+fi
+if [ -n "$browser_packages" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  # shellcheck disable=SC2086  # the list is meant to split into package names
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends $browser_packages) >/dev/null 2>&1 || true
 fi
 exit $ok

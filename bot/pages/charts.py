@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from bot.pages.cut import at_word
+
 WIDTH = 600
 BAR_H = 22
 GAP = 8
 COLORS = {"fixed": "#2e7d32", "failed": "#c62828", "answers": "#1565c0", "votes": "#8e24aa", "bar": "#1565c0",
           "held": "#9e9e9e"}
-
-
-def _short(text: str, limit: int = 34) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 LABEL_H = 18  # each row: its label on a line of its own, the bar below (fits a phone's width)
@@ -31,7 +29,7 @@ def _open(height: int, title: str) -> str:
 
 def _label(y: float, label: str) -> str:
     return (f'<text x="0" y="{y + 13}" font-size="14"><title>{escape(label)}</title>'
-            f"{escape(_short(label, 70))}</text>")
+            f"{escape(at_word(label, 70))}</text>")
 
 
 def hbar_chart(rows: list[tuple[str, float, str]], *, title: str, max_value: float | None = None,

@@ -15,6 +15,7 @@ estimate, not yet verified" and no percentage is given. The team's prior is kept
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -23,6 +24,7 @@ from bot.evidence.display import Rate, evidence_text, measured_rate, rate_text, 
 from bot.evidence.rates import EvidenceRates, Key, Observations, is_run, load_observations, torch_minor
 from bot.kb import model as m
 from bot.pages.areas import ORDER as AREA_ORDER, area_of
+from bot.pages.cut import end_at_word
 from bot.store.models import CoverageGap, Verification, VerificationOutcome
 from bot.store.models import Answer, Vote
 from bot.text.lang import LANGUAGES
@@ -315,28 +317,84 @@ def _haystack(entry: m.Entry) -> str:
 
 
 def matches_query(entry: m.Entry, query: str | None) -> bool:
-    """Every word of the query is in the entry's id, titles, exception, messages or patterns."""
+    """Every word of the query is in the entry's id, titles, exception, messages or patterns,
+    or the query is an error message one of the entry's patterns recognises."""
     words = (query or "").casefold().split()
     hay = _haystack(entry)
-    return all(word in hay for word in words)
+    return all(word in hay for word in words) or bool(query and entry.matches(query))
+
+
+# How much a hit counts, by where it is: the title says what the entry is about, an
+# example message is what people paste, the rest is the machinery.
+_WEIGHTS = {"title": 4, "examples": 2, "id": 2, "patterns": 1}
+
+
+def _fields(entry: m.Entry) -> dict[str, list[str]]:
+    return {"title": [" ".join(t.split()).casefold() for t in entry.title.values()],
+            "examples": [" ".join(x.split()).casefold() for x in entry.examples],
+            "id": [entry.id.casefold(), *(a.casefold() for a in entry.aliases)],
+            "patterns": [*(s.pattern.casefold() for s in entry.signatures), *(x.casefold() for x in entry.exception)]}
+
+
+def _has_word(text: str, word: str) -> bool:
+    """`word` as a word of `text` (not inside a longer one: "out" is not in "outside");
+    CJK text has no spaces, so there any occurrence counts."""
+    if not word.isascii():
+        return word in text
+    return re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text) is not None
+
+
+def relevance(entry: m.Entry, query: str) -> int:
+    """How well `entry` answers the search `query`: an exact hit (the id, an alias, a title,
+    or an error message the entry's patterns recognise) first, then the whole phrase in a
+    title, an example message or a pattern, then its words one by one, by field."""
+    phrase = " ".join(query.split()).casefold()
+    if not phrase:
+        return 0
+    fields = _fields(entry)
+    name = entry.id.split("/", 1)[-1]
+    if phrase in fields["title"] or phrase in fields["id"] or phrase == name or entry.matches(query):
+        return 10_000
+    score = 0
+    for kind, texts in fields.items():
+        if any(_has_word(t, phrase) for t in texts):
+            score += 100 * _WEIGHTS[kind]
+        for word in phrase.split():
+            if any(_has_word(t, word) for t in texts):
+                score += 10 * _WEIGHTS[kind]
+            elif any(word in t for t in texts):
+                score += 2 * _WEIGHTS[kind]  # inside a longer word
+    return score
+
+
+def _index_row(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase) -> dict:
+    doc = entry_doc(entry, snap, kb)
+    return {"id": entry.id, "title": doc["title"], "exception": doc["exception"], "area": doc["area"],
+            "kb_verify": doc["evidence"]["kb_verify"], "best_fix": doc["best_fix"],
+            "answers": doc["evidence"]["answers"], "verifications": doc["evidence"]["verifications"],
+            "workarounds": len(doc["workarounds"]), "dead_ends": len(doc["dead_ends"])}
 
 
 def index_doc(kb: m.KnowledgeBase, snap: Snapshot, query: str | None = None) -> dict:
-    """Every entry (or those matching `query`), grouped by area, with its proven status
-    (kb verify) and best measured fix."""
+    """Every entry grouped by area, with its proven status (kb verify) and best measured
+    fix; with a `query`, the entries that match it, best first (`results`)."""
     areas: dict[str, list[dict]] = {}
+    found: list[tuple[int, str, dict]] = []
     for entry in sorted(kb.entries.values(), key=lambda e: e.id):
         if not matches_query(entry, query):
             continue
-        doc = entry_doc(entry, snap, kb)
-        areas.setdefault(doc["area"], []).append({
-            "id": entry.id, "title": doc["title"], "exception": doc["exception"],
-            "kb_verify": doc["evidence"]["kb_verify"], "best_fix": doc["best_fix"],
-            "answers": doc["evidence"]["answers"], "verifications": doc["evidence"]["verifications"],
-            "workarounds": len(doc["workarounds"]), "dead_ends": len(doc["dead_ends"]),
-        })
-    return {"entries": sum(len(v) for v in areas.values()), "total": len(kb.entries), "query": query or None,
+        row = _index_row(entry, snap, kb)
+        areas.setdefault(row["area"], []).append(row)
+        if query:
+            found.append((relevance(entry, query), entry.id, row))
+    found.sort(key=lambda t: (-t[0], t[1]))
+    rows = [row for group in areas.values() for row in group]
+    return {"entries": len(rows), "total": len(kb.entries), "query": query or None,
             "areas": [{"area": a, "entries": areas[a]} for a in AREA_ORDER if a in areas],
+            "results": [row for _, _, row in found] if query else None,
+            # What most rows would repeat, said once above the list (the rows say only the rest).
+            "not_run": sum(1 for row in rows if row["kb_verify"]["status"] == "not_run"),
+            "unmeasured": sum(1 for row in rows if row["best_fix"] is None),
             "store": snap.backend, "store_error": snap.error}
 
 
@@ -365,8 +423,8 @@ def stats_doc(kb: m.KnowledgeBase, snap: Snapshot) -> dict:
         "totals": {**dict.fromkeys(("verifications", "answers", "votes", "up", "coverage_gaps"), 0), **snap.totals},
         "entries": len(kb.entries),
         "most_asked": [{"id": eid, "title": _i18n(kb.entries[eid].title), "answers": n} for n, eid in asked],
-        "unanswered": [{**g, "last_seen": g["last_seen"].isoformat() if g["last_seen"] else None}
-                       for g in snap.gaps],
+        "unanswered": [{**g, "excerpt": end_at_word(g["excerpt"]),
+                        "last_seen": g["last_seen"].isoformat() if g["last_seen"] else None} for g in snap.gaps],
         "fixes": fixes,
         "weekly": snap.weekly,
         "without_runs": unproven,

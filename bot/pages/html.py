@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 from bot.pages import charts
 from bot.pages.areas import NAMES as AREA_NAMES
 from bot.text.lang import LANGUAGES
-from bot.text.ui import LANG_NAMES, kb_status_text, labels
+from bot.text.ui import LANG_NAMES, WORDS, kb_status_text, labels, t
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _TICKS = re.compile(r"`([^`\n]+)`")
@@ -46,13 +46,21 @@ def pct(value: float | None) -> str:
     return "" if value is None else f"{value:.0%}"
 
 
+def count_text(key: str, n: int, lang: str, **values) -> str:
+    """A counted word: "1 time", "2 times", "1 entry" (the word `<key>_one` where English
+    has a form of its own for one); Korean and Chinese have no plural."""
+    if n == 1 and f"{key}_one" in WORDS:
+        return t(f"{key}_one", lang, **values) if values else t(f"{key}_one", lang)
+    return t(key, lang, n=n, s="" if n == 1 else "s", **values)
+
+
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(inline=inline, pct=pct, safe_url=safe_url)
     env.globals.update(pick=pick, LANG_NAMES=LANG_NAMES, LANGUAGES=LANGUAGES, AREA_NAMES=AREA_NAMES,
-                       kb_status_text=kb_status_text)
+                       kb_status_text=kb_status_text, count_text=count_text)
     return env
 
 
@@ -65,13 +73,15 @@ def entry_page(doc: dict, lang: str, links) -> str:
 
 
 def index_page(doc: dict, lang: str, links) -> str:
-    return _render("index.html", lang, links, d=doc, query=doc.get("query") or "", title=labels(lang)["kb"])
+    query = doc.get("query") or ""
+    return _render("index.html", lang, links, d=doc, query=query, title=f"“{query}”" if query else "")
 
 
 def stats_page(doc: dict, lang: str, links) -> str:
     L = labels(lang)
-    asked = charts.hbar_chart([(f"{pick(r['title'], lang)} ({r['id']})", r["answers"], f"{r['answers']} {L['count']}")
-                               for r in doc["most_asked"]], title=L["most_asked"])
+    asked = charts.hbar_chart([(f"{pick(r['title'], lang)} ({r['id']})", r["answers"],
+                                count_text("times", r["answers"], lang)) for r in doc["most_asked"]],
+                              title=L["most_asked"])
     fixes = charts.stacked_rate_chart(
         [(f"{pick(f['title'], lang)} ({f['entry_id']})", f["fixed"], f["failed"],
           f"{f['fixed']}/{f['runs']}" if f["runs"] else f"👍{f['up']} 👎{f['down']}")

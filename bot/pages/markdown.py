@@ -71,10 +71,12 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
         out.append(f"**{L['fix_rate']}:** {md_text(L['no_measured'])}")
     out += ["", f"{L['kb_status']}: {md_text(kb_status_text(ev['kb_verify'], lang))}", ""]
 
-    out += [f"## {L['matches']}", ""] + [f"- {md_code_span(s)}" for s in doc["signatures"]] + [""]
-    out += [f"### {L['examples']}", ""]
+    # The messages people see first, the regular expressions after them (Markdown has no
+    # fold without raw HTML, which this file never writes).
+    out += [f"## {L['matches']}", ""]
     for x in doc["examples"]:
         out += [md_code_block(x, "text"), ""]
+    out += [f"### {md_text(L['patterns_fold'])}", ""] + [f"- {md_code_span(s)}" for s in doc["signatures"]] + [""]
 
     out += [f"## {L['evidence']}", "",
             f"- {L['answers']}: {ev['answers']}",

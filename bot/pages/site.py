@@ -1,6 +1,6 @@
 """The knowledge pages as a WSGI application under /kb (the bot's HTTP server mounts it):
 
-    /kb/                 the entries by area; ?q=words filters, ?lang=en|ko|zh
+    /kb/                 the entries by area; ?q= searches them (best match first), ?lang=en|ko|zh
     /kb/<id>             an entry (HTML), ?lang=en|ko|zh
     /kb/<id>.json        the entry with its evidence
     /kb/<id>.md          the entry as Markdown, ?lang=

@@ -35,6 +35,29 @@ OVERFLOW_JS = """JSON.stringify({
 })"""
 
 
+# Is the heading's CJK text drawn with real glyphs? Each distinct Hangul or Han character of
+# the <h1> is drawn alone on a canvas in the heading's own font, and compared with what a
+# missing glyph looks like (U+0378 is unassigned: every font draws it as its "tofu" box).
+# Without a CJK font all characters come out as that same box: tofu > 0, distinct == 1.
+GLYPHS_JS = r"""(() => {
+  const h1 = document.querySelector('h1'), style = getComputedStyle(h1);
+  const canvas = document.createElement('canvas'); canvas.width = canvas.height = 48;
+  const g = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = ch => {
+    g.clearRect(0, 0, 48, 48); g.font = `${style.fontWeight} 32px ${style.fontFamily}`;
+    g.textBaseline = 'top'; g.fillStyle = '#000'; g.fillText(ch, 4, 4);
+    const alpha = g.getImageData(0, 0, 48, 48).data.filter((_, i) => i % 4 === 3);
+    return {shape: alpha.join(','), inked: alpha.filter(a => a > 127).length};
+  };
+  const tofu = draw('\u0378');
+  const chars = [...new Set([...h1.textContent].filter(ch => /[\uac00-\ud7a3\u4e00-\u9fff]/.test(ch)))];
+  const drawn = chars.map(draw);
+  return JSON.stringify({heading: h1.textContent, family: style.fontFamily, chars: chars.length,
+    tofu: drawn.filter(d => d.shape === tofu.shape).length, blank: drawn.filter(d => d.inked === 0).length,
+    distinct: new Set(drawn.map(d => d.shape)).size});
+})()"""
+
+
 def _browser() -> str:
     for name in BROWSERS:
         path = shutil.which(name)
@@ -79,7 +102,7 @@ class Chromium:
                 self.proc.kill()
 
 
-async def _visit(ws_url: str, url: str) -> dict:
+async def _visit(ws_url: str, url: str, checks: dict[str, str] | None = None) -> dict:
     import aiohttp
 
     problems: list[str] = []
@@ -128,10 +151,13 @@ async def _visit(ws_url: str, url: str) -> dict:
                 await asyncio.sleep(0.3)  # late console messages
                 layout = json.loads((await call("Runtime.evaluate", expression=OVERFLOW_JS,
                                                 returnByValue=True))["result"]["value"])
+                checked = {name: json.loads((await call("Runtime.evaluate", expression=js,
+                                                        returnByValue=True))["result"]["value"])
+                           for name, js in (checks or {}).items()}
                 shot = await call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
             finally:
                 task.cancel()
-    return {"problems": problems, "layout": layout, "png": base64.b64decode(shot["data"])}
+    return {"problems": problems, "layout": layout, "png": base64.b64decode(shot["data"]), **checked}
 
 
 @pytest.mark.slow
@@ -152,3 +178,29 @@ def test_page_in_headless_chromium_at_phone_width(served, tmp_path, path, name):
     layout = seen["layout"]
     assert layout["innerWidth"] == WIDTH
     assert layout["scrollWidth"] <= WIDTH and layout["wide"] == [], f"wider than {WIDTH}px on {path}: {layout}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang, heading", [("ko", "같은 계산 그래프로 역전파를 두 번 수행함"),
+                                           ("zh", "对同一个计算图第二次执行反向传播")])
+def test_korean_and_chinese_entry_pages_render_their_text_at_phone_width(served, tmp_path, lang, heading):
+    """A Korean and a Chinese entry page at 375 px: the heading's characters are drawn with
+    real glyphs (not tofu boxes; .ci/services.sh installs fonts-noto-cjk), and nothing
+    scrolls sideways. The screenshots are kept for a person to look at."""
+    browser = Chromium(tmp_path / "profile")
+    try:
+        seen = asyncio.run(_visit(browser.page_ws(), f"{served.url}/kb/pytorch/backward-twice?lang={lang}",
+                                  {"glyphs": GLYPHS_JS}))
+    finally:
+        browser.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"entry-{lang}-cjk-{WIDTH}px.png").write_bytes(seen["png"])
+    glyphs = seen["glyphs"]
+    assert glyphs["heading"].startswith(heading)
+    assert glyphs["chars"] >= 10, glyphs
+    assert glyphs["tofu"] == 0 and glyphs["blank"] == 0, f"CJK text drawn as tofu (no CJK font?): {glyphs}"
+    assert glyphs["distinct"] == glyphs["chars"], f"different characters drawn alike (tofu): {glyphs}"
+    assert seen["problems"] == []
+    layout = seen["layout"]
+    assert layout["innerWidth"] == WIDTH
+    assert layout["scrollWidth"] <= WIDTH and layout["wide"] == [], f"scrolls sideways at {WIDTH}px: {layout}"
