@@ -14,7 +14,9 @@ bot/verify, which knows it only as a `ReportRecorder` (bot/verify/report.py).
 Votes are recorded by bot/evidence/votes.py, whose types cannot make a verification.
 `troubleshoot ask` records its answer (the `answers` table, surface "cli") unless
 TROUBLESHOOT_RECORD_ASK=0; both `ask` and Slack record a coverage gap for a
-question without a confident answer.
+PyTorch question the knowledge base does not cover (not a greeting, not another
+library's error), its excerpt redacted; the store sweeps gaps past
+TROUBLESHOOT_RETENTION_DAYS (`Store.sweep_expired`).
 
 Recording must never cost the user their answer or report: every function here
 logs and returns None when the store fails.
