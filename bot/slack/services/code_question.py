@@ -188,8 +188,8 @@ def _show(ctx: BotContext, where: Where, status: Posted, versions: list[Message]
     return post(ctx.client, where, versions)
 
 
-def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, surface: str, user_hash: str,
-         question_ts: str | None, status: Posted) -> None:
+def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, surface: str, status: Posted,
+         user_hash: str, question_ts: str | None) -> None:
     try:
         recording = Recording("slack", user_hash, store=ctx.store)
         report = ctx.executor.verify(question.code, _Progress(ctx, status, lang), lang=lang, record=recording)
