@@ -87,12 +87,12 @@ def serve(args: argparse.Namespace) -> int:
                               f"{str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''})") from None
         raise
     _log_knowledge_problems()
-    start_retention_sweeps(ctx.store)
     app = build_app(ctx)
     start_warm_up(ctx)
 
     if socket_mode:
         handler = start_socket_mode(app, settings.app_token)
+        start_retention_sweeps(ctx.store)
         print("troubleshoot: connected in Socket Mode", flush=True)
         handler.start()
         return 0
@@ -103,6 +103,7 @@ def serve(args: argparse.Namespace) -> int:
         reason = exc.strerror or str(exc)
         raise ConfigurationError(f"cannot listen on {args.host}:{args.port} ({reason}); "
                                  "choose another --port or --host") from None
+    start_retention_sweeps(ctx.store)
     host, port = str(server.server_address[0]), server.server_address[1]
     # Tests start the bot on port 0 and read the real port from this line.
     print(f"troubleshoot: listening on http://{host}:{port}{EVENTS_PATH}", flush=True)
