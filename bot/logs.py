@@ -3,7 +3,8 @@
 Library code logs and never prints; the CLI calls `configure` once. slack_sdk already
 hides the Authorization header, but a token can still reach a log through an
 exception message, a URL or a payload; the formatter removes anything shaped like a
-Slack token and the exact values of the secret settings.
+Slack token (or another service's key) and the exact values of the secret settings.
+`redact` also scrubs what the store keeps of people's text (bot/store, bot/evidence).
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ import sys
 
 from bot.settings import SettingsError, get_settings
 
-TOKEN_RE = re.compile(r"\bx(?:ox[abposre]|app)-[A-Za-z0-9-]+")
+# Slack tokens; and, since stored text (gap excerpts, vote comments) is scrubbed too, the
+# common shapes of other services' keys: GitHub, Hugging Face, OpenAI-style sk-, AWS key ids.
+TOKEN_RE = re.compile(r"\bx(?:ox[abposre]|app)-[A-Za-z0-9-]+"
+                      r"|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}|\bhf_[A-Za-z0-9]{30,}"
+                      r"|\bsk-[A-Za-z0-9_-]{20,}|\bAKIA[0-9A-Z]{16}\b")
 REDACTED = "[redacted]"
 HANDLER_NAME = "troubleshoot"
 

@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     # --- evidence -----------------------------------------------------------------------
     record_ask: bool = _env("TROUBLESHOOT_RECORD_ASK", True, "record `ask` answers and coverage gaps")
     rates_ttl: float = _env("TROUBLESHOOT_RATES_TTL", 30.0, "seconds a running bot reuses the fix rates", ge=0)
+    retention_days: int = _env("TROUBLESHOOT_RETENTION_DAYS", 90,
+                               "days the store keeps what people typed (coverage-gap excerpts, 👎 comments, "
+                               "consented snippets) before a sweep deletes it (0: keep forever)", ge=0)
     database_url: str = _env("DATABASE_URL", "", "SQLAlchemy URL of the store (default: SQLite under the var dir)")
     db_timeout_seconds: float = _env("TROUBLESHOOT_DB_TIMEOUT_SECONDS", 5.0,
                                      "seconds to connect to the database before it counts as unreachable", gt=0)

@@ -19,6 +19,7 @@ from bot.errors import ConfigurationError, Unavailable
 from bot.settings import get_settings
 from bot.slack.app import EVENTS_PATH, build_app, build_context, make_http_server, start_socket_mode, start_warm_up
 from bot.slack.services.context import SlackSettings
+from bot.store import Store
 
 log = logging.getLogger("bot.slack.serve")
 
@@ -38,6 +39,28 @@ def _log_knowledge_problems() -> None:
         log.warning("knowledge problem, left out of answers: %s", problem)
     if errors:
         log.warning("%d knowledge problem(s); `troubleshoot kb check` lists them", len(errors))
+
+
+SWEEP_EVERY_SECONDS = 6 * 3600
+
+
+def start_retention_sweeps(store: Store, every: float = SWEEP_EVERY_SECONDS) -> threading.Event:
+    """open_store() swept what is past TROUBLESHOOT_RETENTION_DAYS at start; a bot that runs
+    for weeks sweeps again every `every` seconds. Set the returned event to stop."""
+    stop = threading.Event()
+
+    def sweep_forever() -> None:
+        while not stop.wait(every):
+            try:
+                gone = store.sweep_expired()
+            except Exception as exc:  # noqa: BLE001 - the store is down now; the next sweep catches up
+                log.warning("retention sweep failed: %s", type(exc).__name__)
+                continue
+            if any(gone.values()):
+                log.info("retention sweep: %s", ", ".join(f"{n} {what}" for what, n in gone.items()))
+
+    threading.Thread(target=sweep_forever, name="retention-sweep", daemon=True).start()
+    return stop
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -69,6 +92,7 @@ def serve(args: argparse.Namespace) -> int:
 
     if socket_mode:
         handler = start_socket_mode(app, settings.app_token)
+        start_retention_sweeps(ctx.store)
         print("troubleshoot: connected in Socket Mode", flush=True)
         handler.start()
         return 0
@@ -79,6 +103,7 @@ def serve(args: argparse.Namespace) -> int:
         reason = exc.strerror or str(exc)
         raise ConfigurationError(f"cannot listen on {args.host}:{args.port} ({reason}); "
                                  "choose another --port or --host") from None
+    start_retention_sweeps(ctx.store)
     host, port = str(server.server_address[0]), server.server_address[1]
     # Tests start the bot on port 0 and read the real port from this line.
     print(f"troubleshoot: listening on http://{host}:{port}{EVENTS_PATH}", flush=True)

@@ -14,7 +14,9 @@ bot/verify, which knows it only as a `ReportRecorder` (bot/verify/report.py).
 Votes are recorded by bot/evidence/votes.py, whose types cannot make a verification.
 `troubleshoot ask` records its answer (the `answers` table, surface "cli") unless
 TROUBLESHOOT_RECORD_ASK=0; both `ask` and Slack record a coverage gap for a
-question without a confident answer.
+PyTorch question the knowledge base does not cover (not a greeting, not another
+library's error), its excerpt redacted; the store sweeps gaps past
+TROUBLESHOOT_RETENTION_DAYS (`Store.sweep_expired`).
 
 Recording must never cost the user their answer or report: every function here
 logs and returns None when the store fails.
@@ -37,6 +39,7 @@ from bot.evidence.db import get_store
 from bot.evidence.rates import evidence_changed
 from bot.evidence.signature import question_signature
 from bot.kb.loader import current_knowledge
+from bot.logs import redact
 from bot.settings import get_settings
 from bot.store import Store
 from bot.store.models import CoverageGap, Verification, VerificationOutcome, utcnow
@@ -235,16 +238,22 @@ def _outcome(verification_id: int, entry_id: str | None, fix: FixRow) -> Verific
 # --- questions -------------------------------------------------------------------------------
 
 def record_gap(text: str, result: AnswerDocument, *, store: Store | None = None) -> bool:
-    """Count a question the knowledge base had no confident answer for (answered false),
-    under its normalised signature; the nearest entry is its first match, if any. True
+    """Count a PyTorch question the knowledge base had no confident answer for (declined
+    "not-covered"; a greeting or chatter, "no-error", and another library's error,
+    "other-library", are no gaps), under its normalised signature; the nearest entry is
+    its first match, if any. The excerpt is stored with tokens and secrets redacted. True
     when a gap was counted."""
     try:
-        if result.answered:
+        if result.answered or result.declined != "not-covered":
             return False
         sig = question_signature(text)
+        # Redacted before normalising, which would break a token's shape ("xoxb-<num>-..."),
+        # and after; the signature hash stays the one of the text as asked.
+        cleaned = redact(text)
+        excerpt = sig.excerpt if cleaned == text else question_signature(cleaned).excerpt
         nearest = result.matches[0] if result.matches else None
         confidence = _number(nearest.confidence) if nearest else None
-        values = {"signature": sig.hash, "excerpt": sig.excerpt or "(empty)",
+        values = {"signature": sig.hash, "excerpt": redact(excerpt or "(empty)"),
                   "language": _text(result.language, 8), "count": 1,
                   "nearest_entry_id": _text(nearest.id, 128) if nearest else None, "nearest_confidence": confidence,
                   "first_seen": utcnow(), "last_seen": utcnow()}

@@ -13,13 +13,15 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.logs import redact
 from bot.settings import get_settings
 from bot.store.db import make_engine, migrate
-from bot.store.models import Answer, ChannelSettings, DedupeKey, Meta, VerificationLock, Vote, VoteReason, utcnow
+from bot.store.models import (Answer, ChannelSettings, CoverageGap, DedupeKey, Meta, Verification, VerificationLock,
+                              Vote, VoteReason, utcnow)
 
 DEDUPE_KEEP = timedelta(days=3)  # Slack retries within minutes; keep keys well past that
 LOCK_STALE_AFTER = timedelta(minutes=30)  # a crashed run must not lock its user out forever
@@ -169,7 +171,9 @@ class Store:
                 row = VoteReason(answer_id=answer_id, user_hash=user_hash)
                 session.add(row)
             row.entry_id, row.workaround_id = entry_id, workaround_id
-            row.reason, row.comment = reason, (comment or "").strip()[:500] or None
+            # tokens and secrets never reach the database; the comment's age starts now (the sweep)
+            row.reason, row.comment = reason, redact((comment or "").strip())[:500] or None
+            row.created_at = utcnow()
             if not _commit_unless_taken(session):
                 return False
             return new
@@ -213,6 +217,27 @@ class Store:
             return {(r.team, r.channel) for r in session.scalars(select(ChannelSettings)
                                                                   .where(ChannelSettings.auto_answer.is_(True)))}
 
+    # -- retention: what people typed is kept TROUBLESHOOT_RETENTION_DAYS -----------------
+    def sweep_expired(self, days: int | None = None, *, now: datetime | None = None) -> dict[str, int]:
+        """Delete what people typed that is older than `days` (default the setting; 0 keeps
+        everything): coverage gaps last seen before then (their excerpt is the question),
+        the comments of votes (the reason stays, counted), snippets kept with consent (the
+        run and its sha256 stay). Returns how many of each went."""
+        days = get_settings().retention_days if days is None else days
+        if days <= 0:
+            return {"gaps": 0, "comments": 0, "snippets": 0}
+        cutoff = (now or utcnow()) - timedelta(days=days)
+        with self._session() as session:
+            gaps = session.execute(delete(CoverageGap).where(CoverageGap.last_seen < cutoff))
+            comments = session.execute(update(VoteReason).where(VoteReason.created_at < cutoff,
+                                                                VoteReason.comment.is_not(None))
+                                       .values(comment=None))
+            snippets = session.execute(update(Verification).where(Verification.created_at < cutoff,
+                                                                  Verification.snippet.is_not(None))
+                                       .values(snippet=None))
+            session.commit()
+        return {"gaps": gaps.rowcount or 0, "comments": comments.rowcount or 0, "snippets": snippets.rowcount or 0}
+
     # -- one running verification per user ----------------------------------------------
     def lock_verification(self, user_hash: str, answer_id: int | None = None) -> bool:
         with self._session() as session:
@@ -233,11 +258,12 @@ class Store:
 
 def open_store(url: str | None = None) -> Store:
     """Connect (DATABASE_URL or the default SQLite file), upgrade the schema, prune old
-    dedupe keys."""
+    dedupe keys and sweep what is past TROUBLESHOOT_RETENTION_DAYS."""
     engine = make_engine(url)
     migrate(engine)
     store = Store(engine)
     store.prune_dedupe_keys()
+    store.sweep_expired()
     return store
 
 

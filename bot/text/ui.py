@@ -86,7 +86,8 @@ WORDS: dict[str, dict[str, str]] = {
                        "zh": "代码片段没有复现该错误"},
     "output": {"en": "Output (last lines)", "ko": "출력 (마지막 줄)", "zh": "输出（最后几行）"},
     "full_output": {"en": "full output attached", "ko": "전체 출력은 첨부 파일", "zh": "完整输出见附件"},
-    "already_running": {"en": "You already have a verification running; I'll start another when it ends.",
+    "already_running": {"en": "You already have a verification running, so this one was not started; "
+                               "try it again when that one ends.",
                         "ko": "이미 실행 중인 검증이 있습니다. 끝난 뒤에 다시 시도해 주세요.",
                         "zh": "你已有一个验证正在运行，请等它结束后再试。"},
     "paste_snippet": {"en": "Paste a minimal snippet that raises the error",
@@ -246,6 +247,16 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "code_running": {"en": "Running your snippet in the sandbox…", "ko": "샌드박스에서 스니펫을 실행하는 중…",
                      "zh": "正在沙箱中运行你的代码片段…"},
+    "code_queued": {"en": "Your earlier run is still going; this snippet is queued and runs as soon as it ends.",
+                    "ko": "앞선 실행이 아직 진행 중입니다. 이 스니펫은 대기열에 넣었고, "
+                          "그 실행이 끝나는 대로 실행합니다.",
+                    "zh": "你之前的运行还没有结束；这段代码已排队，等它结束后立即运行。"},
+    "code_queue_full": {"en": "You already have {count} snippets waiting behind a run, so this one was not queued; "
+                             "send it again when one of them has run.",
+                        "ko": "이미 {count}개의 스니펫이 실행을 기다리고 있어 이 스니펫은 대기열에 넣지 않았습니다. "
+                              "그중 하나가 실행된 뒤 다시 보내 주세요.",
+                        "zh": "你已有 {count} 段代码在排队等待运行，所以这一段没有加入队列；"
+                              "请等其中一段运行后再发送。"},
     "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과",
                        "zh": "在你的代码上尝试的结果"},
     # --- instead of an entry: no error, or another library's (bot/answer/notices.py) ---

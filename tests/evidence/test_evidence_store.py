@@ -50,7 +50,8 @@ def story(store, report: VerifyReport) -> None:
                                  surface="mention", error_hash="a" * 64, answer_json=json.dumps(answer.as_json()))
     for user, vote in (("U1", 1), ("U2", 1), ("U3", -1), ("U1", 1), ("U3", 1)):
         store.vote(answer_id, store.user_hash("T1", user), vote)
-    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.41), answered=False)
+    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.41), answered=False,
+                                  declined="not-covered")
     for question in ("RuntimeError: frobnicate failed at /home/alice/train.py line 3",
                      "RuntimeError: frobnicate failed at /home/bob/train.py line 9",
                      "ValueError: the widget is misaligned"):
@@ -185,7 +186,7 @@ def test_nothing_private_is_kept_without_consent(make_store, seed_run):
     answer_id = store.add_answer(entry_id=None, confidence=None, language="en", surface="mention", error_hash="h")
     store.vote(answer_id, store.user_hash("T0001", "U0ALICE"), 1)
     record_gap("<@U0ALICE> RuntimeError: my op broke, mail alice@example.com or see https://wiki.corp/x by @alice",
-               answer_docs.document(answered=False), store=store)
+               answer_docs.document(answered=False, declined="not-covered"), store=store)
     dump = _all_rows(store)
     for private in ("sk-live-1234", "alice@example.com", "U0ALICE", "wiki.corp", "@alice"):
         assert private not in dump

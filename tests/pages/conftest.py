@@ -121,7 +121,8 @@ def evidence(tmp_path, monkeypatch, pages_kb) -> Evidence:
     for _ in range(2):
         assert record_answer("RuntimeError: Trying to backward through the graph a second time", answered,
                              store=store) is not None
-    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.2), answered=False)
+    unsure = answer_docs.document(answer_docs.match("pytorch/cuda-oom", confidence=0.2), answered=False,
+                                  declined="not-covered")
     record_answer("ValueError: <script>alert(6)</script> frobnicator exploded", unsure, store=store)
     yield Evidence(store, url)
     store.engine.dispose()

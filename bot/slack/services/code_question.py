@@ -5,13 +5,24 @@ the run goes through the executor like a Verify-fix click (the one verification 
 one running verification per user); when the report is there, that message becomes the
 answer to the error the run really raised (or "it ran without an error on torch X"),
 and the verification (what each fix did to the asker's snippet) follows in the thread.
+
+A second code question while the asker's run (or Verify-fix run) is going is queued, not
+dropped: a "queued" message at once, and the run starts when the store's per-user lock
+is free, one waiting question after another in the order asked. The queue lives in this
+process (a restart loses what waits); the lock it waits for is the store's, so a run in
+another bot process counts too. Beyond MAX_WAITING waiting questions one is refused,
+saying so.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+import time
+from collections import deque
 from functools import partial
+from typing import Callable
 
 from bot.answer.code import answer_from_report, not_run_answer
 from bot.answer.document import AnswerDocument
@@ -31,6 +42,13 @@ from bot.verify.report import ExitReason
 
 log = logging.getLogger(__name__)
 
+MAX_WAITING = 3  # questions one user may have waiting behind a running one
+POLL_SECONDS = 1.0  # how often a waiting question looks at the lock (it may be another process's)
+
+_waiting: dict[str, deque[Callable[[], None]]] = {}
+_waiting_guard = threading.Lock()
+
+
 def code_question_of(parsed: ParsedMessage, text: str) -> CodeQuestion | None:
     """The message as a code question: its code blocks with the words around them, or
     (no blocks) the whole text, attached .py files included."""
@@ -38,6 +56,11 @@ def code_question_of(parsed: ParsedMessage, text: str) -> CodeQuestion | None:
         fenced = "\n".join([parsed.prose] + [f"```\n{code}\n```" for code in parsed.code_blocks])
         return detect_code(fenced)
     return detect_code(text)
+
+
+def queued_message(lang: str) -> Message:
+    words = t("code_queued", lang)
+    return Message(text=fallback(words), blocks=sections(f":hourglass: {words}"))
 
 
 def running_message(lang: str, stage: str | None = None, done: int = 0, total: int = 0) -> Message:
@@ -82,20 +105,79 @@ def answer_code_question(ctx: BotContext, *, where: Where, question: CodeQuestio
         note = not_run_answer(question, lang, why="not_runnable").note or ""
         return post(ctx.client, where, [text_message(note)])
     user_hash = ctx.store.user_hash(team, where.user or "-")
-    if not ctx.store.lock_verification(user_hash, None):
-        return post(ctx.client, where, [text_message(t("already_running", lang))])
+    run = partial(_run, ctx, where=where, question=question, lang=lang, surface=surface,
+                  user_hash=user_hash, question_ts=question_ts)
+    with _waiting_guard:
+        others_wait = user_hash in _waiting
+    if others_wait or not ctx.store.lock_verification(user_hash, None):  # in the order asked
+        return _queue_behind(ctx, where, user_hash, lang, run)
     try:
         status = post(ctx.client, where, [running_message(lang)])
-        job = partial(_run, ctx, where=where, question=question, lang=lang, surface=surface, status=status,
-                      user_hash=user_hash, question_ts=question_ts)
-        if ctx.verify_pool is not None:
-            ctx.verify_pool.submit(job)
-        else:
-            job()
+        _submit(ctx, partial(run, status=status))
     except BaseException:
         ctx.store.unlock_verification(user_hash)
         raise
     return status
+
+
+def _submit(ctx: BotContext, job: Callable[[], None]) -> None:
+    if ctx.verify_pool is not None:
+        ctx.verify_pool.submit(job)
+    else:
+        job()
+
+
+def _queue_behind(ctx: BotContext, where: Where, user_hash: str, lang: str,
+                  run: Callable[..., None]) -> Posted:
+    """The user's lock is held: say so and queue the question, or say it was not queued."""
+    with _waiting_guard:
+        full = len(_waiting.get(user_hash, ())) >= MAX_WAITING
+    if full:
+        return post(ctx.client, where, [text_message(t("code_queue_full", lang, count=MAX_WAITING))])
+    status = post(ctx.client, where, [queued_message(lang)])  # outside the guard: Slack may be slow
+    with _waiting_guard:
+        line = _waiting.get(user_hash)
+        if line is None:
+            line = _waiting[user_hash] = deque()
+            threading.Thread(target=_drain, args=(ctx, user_hash), name="code-question-queue", daemon=True).start()
+        line.append(partial(_start_queued, ctx, run, status, lang))
+    return status
+
+
+def _drain(ctx: BotContext, user_hash: str) -> None:
+    """Start the user's waiting questions in order, each once it holds the user's lock
+    (released by the run it starts, at its end)."""
+    while True:
+        try:
+            locked = ctx.store.lock_verification(user_hash, None)
+        except Exception as exc:  # noqa: BLE001 - the store is down for a moment: wait and look again
+            log.warning("waiting question: the lock could not be read (%s)", type(exc).__name__)
+            locked = False
+        if not locked:
+            time.sleep(POLL_SECONDS)
+            continue
+        with _waiting_guard:
+            line = _waiting[user_hash]
+            start = line.popleft()
+            last = not line
+            if last:  # a question asked from now on starts a new line (and thread)
+                del _waiting[user_hash]
+        try:
+            start()
+        except Exception as exc:  # noqa: BLE001 - the pool is shutting down: nothing will run it
+            log_failure("starting a queued code question", exc)
+            ctx.store.unlock_verification(user_hash)
+        if last:
+            return
+
+
+def _start_queued(ctx: BotContext, run: Callable[..., None], status: Posted, lang: str) -> None:
+    if status.ts:  # the "queued" message now says it runs
+        try:
+            update(ctx.client, status.channel, status.ts, [running_message(lang)])
+        except Exception as exc:  # noqa: BLE001 - the run goes on; its answer replaces the message anyway
+            log.warning("could not mark a queued question running: %s", type(exc).__name__)
+    _submit(ctx, partial(run, status=status))
 
 
 def _show(ctx: BotContext, where: Where, status: Posted, versions: list[Message]) -> Posted:
