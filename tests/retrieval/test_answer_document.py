@@ -20,7 +20,7 @@ ADDED_MATCH = ("page_url",)  # always there (null unless TROUBLESHOOT_PUBLIC_URL
 OPTIONAL_MATCH = ("versions_measured",)  # only where `kb verify --torch` measured versions
 # Declared extras, never in a pasted error's `ask --json` (bot/answer/document.py):
 CODE_ASK = ("input", "run", "undefined", "note", "verification", "verified_fixes", "seconds")  # a code question's
-SLACK_MATCH = ("diagnosis", "version_notes")  # what the Slack details add (slack/services/answering.py enrich)
+SLACK_MATCH = ("diagnosis", "version_notes")  # what the Slack details add (slack/services/enrich.py)
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB"
 QUESTIONS = [

@@ -50,7 +50,10 @@ def test_code_only_question_runs_then_answers_then_verifies(bot, fake_slack):
     answer_id = int(actions["elements"][0]["value"])
     row = bot.ctx.store.get_answer(answer_id)
     assert row.entry_id == "pytorch/no-grad-fn" and row.language == "ko" and row.ts == answer["ts"]
-    assert json.loads(row.answer_json)["run"]["error"]["type"] == "RuntimeError"
+    stored = json.loads(row.answer_json)
+    assert stored["run"]["error"]["type"] == "RuntimeError"
+    leading = [d for d in stored["matches"][0]["dead_ends"] if d.get("leads_to")]
+    assert leading and all(d.get("leads_to_title") for d in leading)  # where a dead end leads: a title, not an id
     final = json.dumps(verification["blocks"], ensure_ascii=False)
     assert "RuntimeError" in final and ("해결" in final or "fixed" in final)
     assert fake_slack.violations == []

@@ -1,4 +1,4 @@
-"""What the Slack answer adds to the `ask` document (services/answering.py `enrich`): declared
+"""What the Slack answer adds to the `ask` document (services/enrich.py): declared
 fields of the typed document, set from the knowledge base, kept through the store's JSON
 column and absent from `ask --json`."""
 
@@ -9,7 +9,7 @@ import json
 from bot.answer import answer
 from bot.answer.document import AnswerDocument, VersionNote
 from bot.slack.blocks import details_blocks, escape
-from bot.slack.services.answering import enrich
+from bot.slack.services.enrich import enrich
 
 BACKWARD_TWICE = "RuntimeError: Trying to backward through the graph a second time"
 

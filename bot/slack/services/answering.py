@@ -10,7 +10,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from bot.answer.document import AnswerDocument, VersionNote
+from bot.answer.document import AnswerDocument
 from bot.evidence.record import record_gap
 from bot.evidence.signature import question_hash
 from bot.kb.loader import current_knowledge as knowledge
@@ -18,6 +18,7 @@ from bot.slack.blocks import answer_versions, escape, text_message, working_mess
 from bot.slack.i18n import t
 from bot.slack.services.code_question import answer_code_question, code_question_of
 from bot.slack.services.context import BotContext
+from bot.slack.services.enrich import enrich
 from bot.slack.services.files import FileRejected, fetch_file_text
 from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post, update
@@ -88,34 +89,6 @@ def gather_text(ctx: BotContext, parsed: ParsedMessage) -> tuple[str, list[str]]
             continue
         parts.append(fetched.text)
     return "\n\n".join(parts), notes
-
-
-def enrich(result: AnswerDocument) -> AnswerDocument:
-    """What the Slack answer shows beyond the `ask --json` document, from the knowledge
-    base, in the document's declared extras: the titles of the errors dead ends lead to
-    (never a bare id), and for the best match its diagnosis and version notes (shown
-    under "All fixes & details")."""
-    try:
-        kb = knowledge()
-    except Exception as exc:  # noqa: BLE001 - the answer goes out without the extras
-        log.warning("knowledge not loaded for the answer's extras: %s", type(exc).__name__)
-        return result
-    lang = result.language or "en"
-    for i, match in enumerate(result.matches):
-        for d in match.dead_ends:
-            target = kb.resolve(d.leads_to) if d.leads_to else None
-            if target is not None:
-                d.leads_to_title = target.title.get_text(lang)
-        entry = kb.resolve(match.id or "") if i == 0 else None
-        if entry is None:
-            continue
-        if entry.diagnosis and not match.diagnosis:
-            match.diagnosis = entry.diagnosis.get_text(lang)
-        if entry.affected_versions and not match.version_notes:
-            match.version_notes = [VersionNote(versions=v.versions, message=v.message,
-                                               note=v.note.get_text(lang) if v.note else None)
-                                   for v in entry.affected_versions]
-    return result
 
 
 class _Working:

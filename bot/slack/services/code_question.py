@@ -33,6 +33,7 @@ from bot.slack.blocks import Message, apology_message, escape, fallback, section
 from bot.slack.blocks import answer_message, compact_answer_message
 from bot.slack.i18n import t
 from bot.slack.services.context import BotContext
+from bot.slack.services.enrich import enrich
 from bot.slack.services.errors import log_failure
 from bot.slack.services.message import ParsedMessage
 from bot.slack.services.slack_api import Posted, Where, post, update
@@ -198,7 +199,7 @@ def _run(ctx: BotContext, *, where: Where, question: CodeQuestion, lang: str, su
             with ctx.answer_slots:  # answer() takes Slack's escaped text: escape the traceback once
                 return ctx.answer_fn(escape(text), lang=lang, top=top)
 
-        data = answer_from_report(report, question, answer_fn, lang=lang, top=3)
+        data = enrich(answer_from_report(report, question, answer_fn, lang=lang, top=3))
         note = data.note or ""
         if not report.reproduced:
             _show(ctx, where, status, [text_message(f":white_check_mark: {note}"
