@@ -52,6 +52,11 @@ class Absent:
 ABSENT = Absent()
 
 
+def present(value: Any) -> Any:
+    """A field's value, None where it is ABSENT (what `.get(key)` on its JSON would give)."""
+    return None if isinstance(value, Absent) else value
+
+
 def _to_json(value: Any) -> Any:
     if isinstance(value, Document):
         return value.as_json()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.answer.document import (AnswerDocument, DeadEndItem, Match, MeasuredVersion, OtherLibrary, Source,
                                  WorkaroundItem)
-from bot.answer.ranking import RankedFix, rank_fixes
+from bot.answer.ranking import RankedFix, rank_fixes, ranked_fix
 from bot.evidence.display import RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.kb.links import public_page_url
@@ -180,9 +180,7 @@ def refresh_rates(doc: AnswerDocument, kb: m.KnowledgeBase, rates: RateSource) -
             fix = fixes.get(item.id)
             if fix is None:
                 continue
-            rate = rates.workaround_rate(entry.id, fix)
-            fresh = workaround_item(RankedFix(workaround=fix, rate=rate, measured=measured_rate(rate.verified),
-                                              scenario=None, order=order), lang)
+            fresh = workaround_item(ranked_fix(entry, fix, rates, order), lang)
             for name in _RATE_FIELDS:
                 setattr(item, name, getattr(fresh, name))
         now = {d.id: d for d in dead_ends(entry, lang, rates)}

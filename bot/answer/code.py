@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bot.answer.document import AnswerDocument
-from bot.contract import ABSENT
+from bot.contract import ABSENT, present
 from bot.text.ui import t
 from bot.verify.code_question import CodeQuestion, device_text, run_summary, traceback_text
 from bot.verify.report import ExitReason, Status, VerifyReport
@@ -73,9 +73,8 @@ def answer_from_report(report: VerifyReport, question: CodeQuestion, answer_fn: 
     data.note = t("code_raised", lang, torch=torch, device=device,
                   error=f"{error.get('type')}: {_short(error.get('message'), 200)}")
     fixes = _fix_rows(report)
-    said = report.as_json()
-    data.verification = {"entry_id": error.get("entry_id"), "confidence": said.get("confidence"),
-                         "fixes": fixes, "summary": said.get("summary")}
+    data.verification = {"entry_id": error.get("entry_id"), "confidence": present(report.confidence),
+                         "fixes": fixes, "summary": present(report.summary)}
     data.verified_fixes = [f for f in fixes if f.get("status") == Status.FIXED and f.get("kind") == "workaround"]
     if data.matches and error.get("entry_id") == data.matches[0].id:
         status = {f["workaround"]: f["status"] for f in fixes}

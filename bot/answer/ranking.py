@@ -55,14 +55,18 @@ def _key(fix: RankedFix) -> tuple[int, int, int, float, int, int]:
     return (group, evidence, untested, -rate, -fix.rate.evidence, fix.order)
 
 
+def ranked_fix(entry: m.Entry, w: m.Workaround, rates: RateSource, order: int, asked: str = "") -> RankedFix:
+    """One workaround with the evidence behind it: its rate, the measured share, and
+    whether its scenario is the asker's (None: a general fix)."""
+    rate = rates.workaround_rate(entry.id, w)
+    return RankedFix(workaround=w, rate=rate, measured=measured_rate(rate.verified), scenario=w.applies_to(asked),
+                     order=order)
+
+
 def rank_fixes(entry: m.Entry, rates: RateSource, asked: str = "") -> RankedFixes:
     """The entry's workarounds ranked (see `_key`), the refuted ones apart. `asked` is the
     question's text (scenario-specific fixes match it); pages and exports pass none."""
-    fixes = []
-    for order, w in enumerate(entry.workarounds):
-        rate = rates.workaround_rate(entry.id, w)
-        fixes.append(RankedFix(workaround=w, rate=rate, measured=measured_rate(rate.verified),
-                               scenario=w.applies_to(asked), order=order))
+    fixes = [ranked_fix(entry, w, rates, order, asked) for order, w in enumerate(entry.workarounds)]
     fixes.sort(key=_key)
     return RankedFixes(workarounds=[f for f in fixes if not f.rate.refuted],
                        refuted=[f for f in fixes if f.rate.refuted])

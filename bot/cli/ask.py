@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import note
+from bot.cli.common import evidence_recording, note
 from bot.errors import ConfigurationError, Failure, InputError, Unavailable
 from bot.text.inputs import read_bounded, read_text
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from bot.retrieval.engine import Engine
     from bot.verify.code_question import CodeQuestion
     from bot.answer.document import AnswerDocument
-    from bot.evidence.record import Recording
     from bot.verify.report import VerifyReport
 
 MAX_PROBLEMS_SHOWN = 5
@@ -87,8 +86,6 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
         if got.encoding:
             note(prog, f"{name} is not UTF-8; read it as {got.encoding}")
         text = got.text
-    if not text.strip():
-        raise InputError("the input is empty; paste an error message or a question")
     from bot.retrieval.clean import clean
 
     clean(text)  # empty or binary input is refused here (InputError), before the model loads
@@ -163,6 +160,7 @@ def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
         from functools import partial
 
         from bot.answer import answer
+        from bot.evidence.record import ask_recording_enabled
         from bot.jobs.local import LocalExecutor
         from bot.jobs.settings import JobSettings
 
@@ -179,7 +177,10 @@ def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
         # raise the failures of their kind (bot/errors.py).
         executor = LocalExecutor(JobSettings.from_env(), warm_pool=False)  # one job: no pool
         try:
-            report = executor.verify(question.code, progress, lang=lang, record=_code_recording())
+            # The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only);
+            # TROUBLESHOOT_RECORD_ASK=0 records nothing.
+            recording = evidence_recording("cli", enabled=ask_recording_enabled())
+            report = executor.verify(question.code, progress, lang=lang, record=recording)
         finally:
             executor.shutdown(wait=False)
         data = answer_from_report(report, question, partial(answer, retriever=args.retriever), lang=lang,
@@ -191,20 +192,6 @@ def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:
     else:
         print(render_code_answer(data, top=args.top))
     return 0
-
-
-def _code_recording() -> Recording | None:
-    """The run is evidence like `troubleshoot verify`'s (the snippet's sha256 only), kept
-    on the verification path; TROUBLESHOOT_RECORD_ASK=0 records nothing (None)."""
-    from bot.evidence.record import Recording, ask_recording_enabled, cli_asker
-
-    if not ask_recording_enabled():
-        return None
-    try:
-        asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording logs its own failures
-        asker = None
-    return Recording("cli", asker)
 
 
 def _record_code_answer(report: VerifyReport | None, question: CodeQuestion, data: AnswerDocument) -> None:

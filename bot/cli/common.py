@@ -23,6 +23,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.evidence.record import Recording
 
 OK = 0
 EXIT_INPUT = 1
@@ -104,3 +108,29 @@ def log_traceback(prog: str, exc: BaseException) -> Path | None:
         except OSError:
             continue
     return None
+
+
+def evidence_recording(surface: str, *, enabled: bool = True, consent: bool = False) -> Recording | None:
+    """How a command keeps its runs as evidence (bot.evidence.record.Recording): under this
+    machine's user, the snippet's text only with `consent`; None when it records nothing."""
+    from bot.evidence.record import Recording, cli_asker
+
+    if not enabled:
+        return None
+    try:
+        asker = cli_asker()
+    except Exception:  # noqa: BLE001 - recording reports its own failures (say_unrecorded)
+        asker = None
+    return Recording(surface, asker, consent=consent)
+
+
+def say_unrecorded(prog: str, recording: Recording | None, what: str = "") -> None:
+    """On stderr, when reports could not be stored (the log says why): `what` names how
+    many were lost ("release(s) were"); without it, the one result."""
+    if recording is None or not recording.failed:
+        return
+    if what:
+        print(f"{prog}: {recording.failed} {what} not recorded as evidence (see the log); "
+              "--no-record skips recording", file=sys.stderr)
+    else:
+        note(prog, "the result was not recorded as evidence (see the log); --no-record skips recording")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import note
+from bot.cli.common import note, say_unrecorded
 from bot.errors import ConfigurationError, InputError, Unavailable
 from bot.kb.loader import check_knowledge, errors_only
 from bot.verify.patches import registry
@@ -16,7 +16,6 @@ from bot.verify.patches import registry
 if TYPE_CHECKING:
     from bot.envs import Environment
     from bot.kb.model import Entry, KnowledgeBase
-    from bot.evidence.record import Recording
     from bot.verify.kbverify import EntryResult
 
 
@@ -136,7 +135,7 @@ def verify(args: argparse.Namespace) -> int:
     # Each repro classified as its entry is evidence, under the host's environment (kbverify.py).
     recording = None if args.no_record else Recording("kb verify")
     results = verify_knowledge(kb, entries, progress=progress, record=recording)
-    _say_unrecorded(recording)
+    say_unrecorded("troubleshoot kb verify", recording, "result(s) were")
     totals = summary(results)
     if args.json:
         print(json.dumps({"entries": [r.as_json() for r in results], "summary": totals}, indent=2, ensure_ascii=False))
@@ -181,7 +180,7 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
             print(_versions_line(entry.id, item, envs), flush=True)
         elif sys.stderr.isatty():
             print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
-    _say_unrecorded(recording)
+    say_unrecorded("troubleshoot kb verify", recording, "result(s) were")
     totals = {v: summary(rs) for v, rs in per_version.items()}
     if args.json:
         print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
@@ -224,13 +223,6 @@ def _verify_line(result: EntryResult) -> str:
     for failure in result.failures:
         line += f"\n        - {failure}"
     return line
-
-
-def _say_unrecorded(recording: Recording | None) -> None:
-    """A store failure is said once and loses no result."""
-    if recording is not None and recording.failed:
-        print(f"troubleshoot kb verify: {recording.failed} result(s) were not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
 
 
 def export(args: argparse.Namespace) -> int:

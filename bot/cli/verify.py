@@ -16,7 +16,7 @@ import threading
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import note
+from bot.cli.common import evidence_recording, note, say_unrecorded
 from bot.errors import ConfigurationError, InputError, NothingVerified, Unavailable
 from bot.jobs.settings import JobSettings, redact_url
 from bot.text.inputs import read_text
@@ -55,17 +55,13 @@ def read_snippet(path: str, what: str) -> str:
 
 
 def _verified(report: VerifyReport) -> bool:
-    """A fix (not a dead end) fixed the error, or the snippet ran without error; on
-    several releases (`--torch`), on one of them at least."""
-    if report.versions:
-        return any(_release_verified(row) for row in report.versions)
-    if not report.reproduced:
-        return report.exit_reason == ExitReason.OK
-    return any(row.status == Status.FIXED and row.kind != "dead_end" for row in report.fixes)
+    """Something was verified; on several releases (`--torch`), on one of them at least."""
+    return any(_release_verified(row) for row in report.versions or [report.as_json()])
 
 
 def _release_verified(row: dict[str, Any]) -> bool:
-    """The same for one release's row of a matrix (bot/verify/matrix.py: JSON rows)."""
+    """A fix (not a dead end) fixed the error, or the snippet ran without error, in one
+    report's JSON (a matrix's rows are JSON: bot/verify/matrix.py)."""
     if not row.get("reproduced"):
         return row.get("exit_reason") == ExitReason.OK
     return any(fix.get("status") == Status.FIXED and fix.get("kind") != "dead_end" for fix in row.get("fixes") or [])
@@ -192,7 +188,7 @@ def verify(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.shutdown(wait=False)
-    say_unrecorded(recording)
+    say_unrecorded(PROG, recording)
     if args.json:
         print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -237,7 +233,7 @@ def verify_matrix(args: argparse.Namespace) -> int:
     recording = cli_recording(args, "cli")  # each release's run is evidence of its own (under its own torch)
     report = run_matrix(code, envs, fixed_code=fixed, progress=progress, job_seconds=settings.job_seconds,
                         info=worker_info(None, executor="local"), record=recording)
-    say_unrecorded(recording, "release(s) were")
+    say_unrecorded(PROG, recording, "release(s) were")
     if args.json:
         print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -280,7 +276,7 @@ def verify_queued(args: argparse.Namespace) -> int:
     except (OSError, TimeoutError) as exc:  # a broker that stopped answering mid-wait
         raise Unavailable(f"the broker at {redact_url(settings.redis_url)} stopped answering "
                           f"({type(exc).__name__}: {exc})") from None
-    say_unrecorded(recording)
+    say_unrecorded(PROG, recording)
     if args.json:
         print(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -301,33 +297,12 @@ def _queued_matrix(args: argparse.Namespace, executor: CeleryExecutor, code: str
     versions = parse_versions(args.torch)
     recording = cli_recording(args, "queue")
     report = executor.verify_matrix(code, versions, progress, fixed_code=fixed, record=recording)
-    say_unrecorded(recording, "release(s) were")
+    say_unrecorded(PROG, recording, "release(s) were")
     print(json.dumps(report.as_json(), indent=2, ensure_ascii=False) if args.json else format_matrix(report))
     return stop_unless_verified(report)
 
 
 def cli_recording(args: argparse.Namespace, surface: str) -> Recording | None:
-    """How `troubleshoot verify` keeps its reports as evidence (bot.evidence.record.Recording):
-    under this machine's user, the snippet's text only with --keep-snippet; None with
-    --no-record (nothing is recorded)."""
-    from bot.evidence.record import Recording, cli_asker
-
-    if getattr(args, "no_record", False):
-        return None
-    try:
-        asker = cli_asker()
-    except Exception:  # noqa: BLE001 - recording reports its own failure (say_unrecorded)
-        asker = None
-    return Recording(surface, asker, consent=bool(getattr(args, "keep_snippet", False)))
-
-
-def say_unrecorded(recording: Recording | None, what: str = "") -> None:
-    """On stderr, when reports could not be stored (the log says why)."""
-    if recording is None or not recording.failed:
-        return
-    if what:
-        print(f"troubleshoot verify: {recording.failed} {what} not recorded as evidence (see the log); "
-              "--no-record skips recording", file=sys.stderr)
-    else:
-        note("troubleshoot verify", "the result was not recorded as evidence (see the log); "
-                                    "--no-record skips recording")
+    """`troubleshoot verify`'s evidence: none with --no-record, the snippet's text only with --keep-snippet."""
+    return evidence_recording(surface, enabled=not getattr(args, "no_record", False),
+                              consent=bool(getattr(args, "keep_snippet", False)))

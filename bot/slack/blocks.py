@@ -19,7 +19,7 @@ from slack_sdk.models.views import View
 
 from bot.answer.document import AnswerDocument, DeadEndItem, Match, Source, WorkaroundItem
 from bot.slack.i18n import STATUS_EMOJI, status_word, t
-from bot.text.scripts import UNSPACED
+from bot.text.scripts import join_unspaced
 from bot.verify.report import ErrorInfo, FixRow, Status, VerifyReport
 
 SECTION_LIMIT = 3000
@@ -125,8 +125,6 @@ FIRST_CODE_LINES = 12
 FIRST_CODE_CHARS = 500
 DEAD_END_CHARS = 180
 
-_CJK = UNSPACED
-_CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t\n]+(?=[{_CJK}])")
 _CJK_PUNCT_GAP = re.compile(r"(?<=[，。：；！？、）」』】])[ \t\n]+|[ \t\n]+(?=[，。：；！？、（「『【])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 
@@ -134,7 +132,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 def tidy(text: str | None) -> str:
     """Knowledge text as read from YAML: line folding leaves a space where a Chinese or
     Japanese sentence was wrapped; between two such characters a space is never meant."""
-    return _CJK_PUNCT_GAP.sub("", _CJK_GAP.sub("", str(text or ""))).strip()
+    return _CJK_PUNCT_GAP.sub("", join_unspaced(str(text or ""))).strip()
 
 
 def first_sentence(text: str | None, limit: int = CAUSE_CHARS) -> str:

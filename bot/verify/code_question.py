@@ -22,6 +22,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from bot.contract import present
 from bot.text.lang import detect_language
 from bot.verify.report import ErrorInfo, VerifyReport
 
@@ -243,11 +244,10 @@ def traceback_text(report: VerifyReport) -> str:
 
 def run_summary(report: VerifyReport) -> dict:
     """The answer document's `run` (JSON: the answer is stored and rendered as such)."""
-    data = report.as_json()
-    env = data.get("environment") or {}
-    error = data.get("error") or None
-    return {"ran": True, "exit_reason": data.get("exit_reason"), "torch": env.get("torch"),
-            "device": device_text(env), "seconds": data.get("seconds"),
-            "error": None if not error else {"type": error.get("type"), "message": error.get("message"),
-                                             "entry_id": error.get("entry_id")},
-            "snippet_line": data.get("snippet_line")}
+    env = report.environment or {}
+    error = report.error
+    return {"ran": True, "exit_reason": report.exit_reason, "torch": env.get("torch"),
+            "device": device_text(env), "seconds": present(report.seconds),
+            "error": None if error is None else {"type": error.type, "message": error.message,
+                                                 "entry_id": error.entry_id},
+            "snippet_line": present(report.snippet_line)}

@@ -13,6 +13,7 @@ machine without them; they are listed as not run, with the reason.
 
 from __future__ import annotations
 
+import functools
 import platform
 import time
 from dataclasses import dataclass, field, replace
@@ -59,14 +60,19 @@ def env_environment(environment) -> dict:
             "device": "cpu", "source": "kb verify", "torch_env": environment.describe()}
 
 
+@functools.cache
+def _host_torch() -> str | None:
+    """This process's torch (looked up once: every entry's run asks)."""
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def host_environment() -> dict:
     """What the host knows about where the repros ran: its own torch and Python, not
     what a run says about itself."""
-    try:
-        torch = metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        torch = None
-    return {"torch": torch, "python": platform.python_version(), "device": "cpu", "source": "kb verify"}
+    return {"torch": _host_torch(), "python": platform.python_version(), "device": "cpu", "source": "kb verify"}
 
 
 def _judge(entry: Entry, report: VerifyReport, result: EntryResult) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Callable, Protocol
 
-from bot.contract import ABSENT, Absent, Document
+from bot.contract import ABSENT, Absent, Document, present
 from bot.sandbox.limits import format_bytes
 
 # progress(stage, done, total): "queued", "running original", "fix k of n: ...", "done"
@@ -40,7 +40,8 @@ class ExitReason(StrEnum):
     KILLED = "killed"
 
 
-def _exit_reason(value: ExitReason | str | None) -> ExitReason | None:
+def as_exit_reason(value: ExitReason | str | None) -> ExitReason | None:
+    """The enum member of an exit reason read from a run or from JSON (an unknown one raises)."""
     return None if value is None else ExitReason(value)
 
 
@@ -85,7 +86,7 @@ class FixRow(Document):
         # from_json (a worker's report, the store) hands over the JSON's strings
         self.status = Status(self.status)
         if not isinstance(self.exit_reason, Absent):
-            self.exit_reason = _exit_reason(self.exit_reason)
+            self.exit_reason = as_exit_reason(self.exit_reason)
 
 
 @dataclass
@@ -125,7 +126,7 @@ class VerifyReport(Document):
     version_summary: str | Absent = ABSENT
 
     def __post_init__(self) -> None:
-        self.exit_reason = _exit_reason(self.exit_reason)
+        self.exit_reason = as_exit_reason(self.exit_reason)
 
     def add_note(self, note: str) -> None:
         if isinstance(self.notes, Absent):
@@ -216,7 +217,7 @@ def format_report(report: VerifyReport) -> str:
         out.append("")
         out.append("What each one changed:")
         for i, row in enumerate(fixes, 1):
-            reason = None if isinstance(row.reason, Absent) else row.reason
+            reason = present(row.reason)
             what = row.note if row.status != Status.NOT_APPLICABLE else f"not applied: {reason}"
             out.append(f"  {i}. {_short(what, 300)}")
     if isinstance(report.summary, str) and report.summary:

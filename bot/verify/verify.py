@@ -29,8 +29,8 @@ from bot.sandbox import run_snippet
 from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
-from bot.contract import Absent
-from bot.verify.report import ErrorInfo, ExitReason, FixRow, Progress, Status, VerifyReport
+from bot.contract import present
+from bot.verify.report import ErrorInfo, ExitReason, FixRow, as_exit_reason, Progress, Status, VerifyReport
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
@@ -73,10 +73,6 @@ def plan_attempts(entry: Entry | None, fixed_code: str | None, lang: str = "en")
 
 def _field(result, name: str, default=None):
     return getattr(result, name, default)
-
-
-def _exit_reason(value: str | None) -> ExitReason | None:
-    return None if value is None else ExitReason(value)
 
 
 def _error_info(error: dict | None, entry_id: str | None) -> ErrorInfo | None:
@@ -143,7 +139,7 @@ class _Verification:
     def verify(self) -> VerifyReport:
         self.progress("running original", 0, 1)
         original = self.run(self.code)
-        reason = _exit_reason(_field(original, "exit_reason"))
+        reason = as_exit_reason(_field(original, "exit_reason"))
         error = _field(original, "error")
         env = _field(original, "environment") or {}
         entry_id, confidence = self.classify(error) if reason == ExitReason.ERROR else (None, 0.0)
@@ -238,7 +234,7 @@ class _Verification:
             row.diff = "".join(difflib.unified_diff(self.code.splitlines(True), patched.code.splitlines(True),
                                                     "snippet.py", f"snippet.py ({attempt.patch})", n=1))
         result = self.run(patched.code)
-        reason = _exit_reason(_field(result, "exit_reason"))
+        reason = as_exit_reason(_field(result, "exit_reason"))
         row.exit_reason = reason
         row.reads_own_source = bool(_field(result, "reads_own_source", False))
         row.seconds = _field(result, "wall_seconds")
@@ -281,7 +277,7 @@ class _Verification:
                 return False
             if row.status in (Status.STILL_FAILS, Status.NEW_ERROR):
                 # Without `leads_to` the knowledge base only claims that it does not fix it.
-                new_id = None if isinstance(row.new_entry_id, Absent) else row.new_entry_id
+                new_id = present(row.new_entry_id)
                 return attempt.leads_to is None or _same_entry(self.kb, new_id, attempt.leads_to)
             return None
         return None
@@ -334,16 +330,12 @@ def _sentence(name: str, status: str, *, memory_change: float | None, new_entry_
     return f"{name} could not be applied: {reason}."
 
 
-def _present(value):
-    return None if isinstance(value, Absent) else value
-
-
 def describe_fix(row: FixRow) -> str:
     """One sentence per fix row, e.g. "retain-graph fixes it (+2.1% memory)."."""
     name = "Your fixed version" if row.kind == "user" else row.patch or row.workaround
-    return _sentence(name, row.status, memory_change=_present(row.memory_change),
-                     new_entry_id=_present(row.new_entry_id), error_type=row.error.type if row.error else None,
-                     error_message=row.error.message if row.error else None, reason=_present(row.reason))
+    return _sentence(name, row.status, memory_change=present(row.memory_change),
+                     new_entry_id=present(row.new_entry_id), error_type=row.error.type if row.error else None,
+                     error_message=row.error.message if row.error else None, reason=present(row.reason))
 
 
 def describe_row(row: dict) -> str:

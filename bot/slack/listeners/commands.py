@@ -16,6 +16,7 @@ from bot.slack.i18n import t
 from bot.slack.listeners._common import apologise_on_failure
 from bot.slack.services.answering import Question, answer_question, prose_language
 from bot.slack.services.context import BotContext
+from bot.slack.services.home import last_answer_language
 from bot.slack.services.home import is_admin
 from bot.slack.services.message import parse_message
 from bot.slack.services.slack_api import Where, post
@@ -81,10 +82,9 @@ def config_language(ctx: BotContext, team: str | None, channel: str | None, user
     typed = prose_language(words) if words else None
     if typed:
         return typed
-    if user:
-        last = ctx.store.recent_answers(ctx.store.user_hash(team, user), 1)
-        if last and last[0].language in LANGUAGES:
-            return last[0].language
+    last = last_answer_language(ctx, ctx.store.user_hash(team, user)) if user else None
+    if last:
+        return last
     row = ctx.store.channel_settings(team, channel)
     return row.language if row is not None and row.language in LANGUAGES else "en"
 

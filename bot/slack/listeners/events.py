@@ -86,7 +86,7 @@ def _answer_message_event(ctx: BotContext, *, event: dict, channel: str, team: s
             if answered is not None:
                 if is_chatter(parsed.prose):
                     return
-                if answer_follow_up(ctx, answered, parsed.prose, where, prose_language(parsed.prose) or "en"):
+                if answer_follow_up(ctx, answered, parsed.prose, where, lang):
                     return
             parent = _parent_message(ctx, channel, thread_ts)
             if parent is not None:

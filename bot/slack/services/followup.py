@@ -28,7 +28,6 @@ from bot.kb.loader import current_knowledge as knowledge
 from bot.retrieval.tokenize import tokenize
 from bot.slack.blocks import Message, escape, fallback, first_sentence, sections, tidy
 from bot.slack.i18n import t
-from bot.slack.services.answering import stored_answer
 from bot.slack.services.context import BotContext
 from bot.slack.services.slack_api import Posted, Where, post
 from bot.store.models import Answer
@@ -130,11 +129,10 @@ def answer_follow_up(ctx: BotContext, answered: Answer, question: str, where: Wh
     """Reply to `question` from the entry of the thread's answer (`answered`); None when
     that answer has no entry to reply from (the caller answers it as a new question).
     No new answer row: the thread's answer is still the one it was."""
-    stored = stored_answer(ctx, answered.id)
-    best = stored[1].best if stored is not None else None
-    entry = knowledge().resolve(best.id) if best is not None and best.id else None
+    kb = knowledge()
+    entry = kb.resolve(answered.entry_id) if answered.entry_id else None  # the row keeps the answer's best match
     if entry is None:
         return None
-    posted = post(ctx.client, where, [follow_up_message(knowledge(), entry, question, lang)], lang=lang)
+    posted = post(ctx.client, where, [follow_up_message(kb, entry, question, lang)], lang=lang)
     log.info("follow-up to A%s answered from %s", answered.id, entry.id)
     return posted

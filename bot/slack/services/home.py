@@ -73,10 +73,15 @@ def bar(value: float, top: float) -> str:
     return "`" + "█" * filled + "░" * (BAR_WIDTH - filled) + "`"
 
 
-def viewer_language(ctx: BotContext, user_hash: str) -> str:
-    """The language of the viewer's last answer in the store; English while there is none."""
+def last_answer_language(ctx: BotContext, user_hash: str) -> str | None:
+    """The language of the user's last answer in the store; None while there is none."""
     last = ctx.store.recent_answers(user_hash, 1)
-    return last[0].language if last and last[0].language in LANGUAGES else "en"
+    return last[0].language if last and last[0].language in LANGUAGES else None
+
+
+def viewer_language(ctx: BotContext, user_hash: str) -> str:
+    """The language App Home speaks: the viewer's last answer's; English while there is none."""
+    return last_answer_language(ctx, user_hash) or "en"
 
 
 def _knowledge() -> m.KnowledgeBase | None:
