@@ -37,4 +37,5 @@ def source(title: str, url: str | None = None) -> Source:
 
 
 def document(*matches: Match, answered: bool = True, language: str = "en", **fields: Any) -> AnswerDocument:
+    fields.setdefault("tier", "answer" if answered else "decline")
     return AnswerDocument(answered=answered, language=language, matches=list(matches), **fields)

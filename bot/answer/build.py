@@ -3,15 +3,20 @@ the typed document of bot/answer/document.py (its JSON only at the edges: `as_js
 
 from __future__ import annotations
 
-from bot.answer.document import (AnswerDocument, DeadEndItem, Match, MeasuredVersion, OtherLibrary, Source,
+import re
+
+from bot.answer.document import (AnswerDocument, Choice, DeadEndItem, Match, MeasuredVersion, OtherLibrary, Source,
                                  WorkaroundItem)
 from bot.answer.ranking import RankedFix, rank_fixes, ranked_fix
+from bot.contract import ABSENT
 from bot.evidence.display import RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.kb.links import public_page_url
 from bot.retrieval.engine import Hit, SearchResult
 from bot.verify.versions import VersionTable
 from bot.answer.notices import look_for, no_error_notice, other_library_notice
+from bot.retrieval.tiers import ANSWER, CHOICES, DECLINE, mentions_screenshot
+from bot.text.ui import t
 
 EXCERPT_CHARS = 320
 MAX_PASSAGES = 2
@@ -146,17 +151,45 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         notice = other_library_notice(lib.key, lib.name, scope.evidence, scope.evidence_kind, lang)
         other = OtherLibrary(library=lib.key, name=lib.name, evidence=scope.evidence,
                              evidence_kind=scope.evidence_kind, look_for=look_for(lib.key, lang))
-    elif declined == "no-error":
+    elif declined == "no-error" or (result.tier == DECLINE and mentions_screenshot(result.query.raw)):
         notice = no_error_notice(lang)
-    hits = [] if declined in ("other-library", "no-error") else result.hits[:top]
+        if mentions_screenshot(result.query.raw):
+            notice += " " + t("screenshot_note", lang)
+    nothing = result.tier == DECLINE and declined in ("other-library", "no-error")
+    hits = [] if nothing else result.hits[:top]
     return AnswerDocument(
-        answered=result.answered,
+        answered=result.tier == ANSWER,
         language=lang,
         matches=[match(hit, kb, lang, rates, result.query.raw) for hit in hits],
+        tier=result.tier,
+        choices=[choice(hit, lang) for hit in result.choices] if result.tier == CHOICES else [],
         declined=declined,
         notice=notice,
         other_library=other,
+        evidence=result.evidence if result.tier == ANSWER and result.evidence else ABSENT,
     )
+
+
+def choice(hit: Hit, lang: str) -> Choice:
+    cause = _text(hit.entry.root_cause, lang).strip()
+    first = re.split(r"(?<=[.!?])\s+|(?<=[。！？])", cause, maxsplit=1)[0] if cause else ""
+    return Choice(id=hit.entry_id, title=_text(hit.entry.title, lang), confidence=hit.confidence,
+                  line=first if len(first) <= 200 else first[:199].rstrip() + "…")
+
+
+def picked_document(result: SearchResult, number: int, kb: m.KnowledgeBase, lang: str,
+                    rates: RateSource) -> AnswerDocument:
+    """The answer once the asker picked choice `number` (1-based) of a choices answer:
+    that entry, answered because the asker said so (evidence "picked"). Raises
+    ValueError naming the numbers there are when `number` is not one of them."""
+    if result.tier != CHOICES or not result.choices:
+        raise ValueError("this message has no choices to pick from (its answer is not a list of candidates)")
+    if not 1 <= number <= len(result.choices):
+        raise ValueError(f"--pick {number}: the choices are numbered 1 to {len(result.choices)}")
+    hit = result.choices[number - 1]
+    return AnswerDocument(answered=True, language=lang, tier=ANSWER, evidence="picked",
+                          matches=[match(hit, kb, lang, rates, result.query.raw)], declined=None, notice=None,
+                          other_library=None)
 
 
 _RATE_FIELDS = ("success_rate", "rate_kind", "rate_text", "evidence", "rate_source", "evidence_summary", "verified",

@@ -77,6 +77,9 @@ def answer_from_report(report: VerifyReport, question: CodeQuestion, answer_fn: 
                          "fixes": fixes, "summary": present(report.summary)}
     data.verified_fixes = [f for f in fixes if f.get("status") == Status.FIXED and f.get("kind") == "workaround"]
     if data.matches and error.get("entry_id") == data.matches[0].id:
+        # The run of the asker's own code is evidence of its own: the entry the host
+        # classified the raised error as is the answer, whatever tier the text alone got.
+        data.answered, data.tier, data.evidence, data.choices, data.declined = True, "answer", "run", [], None
         status = {f["workaround"]: f["status"] for f in fixes}
         best = data.matches[0]
         for item in best.workarounds:

@@ -3,7 +3,8 @@ from (the contract other tools read; build.py fills it).
 
     {"answered", "language", "matches": [{"id", "title", "score", "confidence", "root_cause",
      "workarounds": [...], "dead_ends": [...], "sources": [...], "page_url"}, ...],
-     "declined", "notice", "other_library"}
+     "tier", "choices": [{"id", "title", "confidence", "line"}], "declined", "notice", "other_library",
+     "evidence" (the answer tier only)}
 
 Keys are in field order; a field left ABSENT is not in the JSON (bot/contract.py). The
 extras a surface adds are declared here too, ABSENT until set: the Slack answer's
@@ -126,6 +127,16 @@ class OtherLibrary(Document):
 
 
 @dataclass
+class Choice(Document):
+    """A candidate of the choices tier: "is it one of these?" (bot/retrieval/tiers.py)."""
+
+    id: str
+    title: str
+    confidence: float
+    line: str  # the entry's root cause, its first sentence
+
+
+@dataclass
 class AnswerDocument(Document):
     """The whole answer. `declined` says why no entry is offered (other-library, no-error,
     not-covered; None when answered), `notice` what to tell the asker then.
@@ -138,9 +149,14 @@ class AnswerDocument(Document):
     answered: bool
     language: str
     matches: list[Match] = field(default_factory=list)
+    # answer (an entry the message's own evidence backs), choices (candidates to pick
+    # from), decline (nothing to offer): bot/retrieval/tiers.py
+    tier: str = "decline"
+    choices: list[Choice] = field(default_factory=list)
     declined: str | None | Absent = None
     notice: str | None | Absent = None
     other_library: OtherLibrary | None | Absent = None
+    evidence: str | Absent = ABSENT  # the answer tier: signature, example, run or picked
     input: str | Absent = ABSENT
     run: dict[str, Any] | None | Absent = ABSENT  # bot.verify.code_question.run_summary
     undefined: list[str] | Absent = ABSENT

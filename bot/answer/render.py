@@ -69,18 +69,26 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
     lines: list[str] = []
     if data.declined in ("other-library", "no-error") and data.notice:
         return "\n".join(_wrap(("✗ " if data.declined == "other-library" else "? ") + data.notice, "", width))
+    if data.tier == "choices" and data.choices:
+        intro = L["choices_ambiguous"] if data.declined == "not-sure" and data.evidence == "signature" else \
+            L["choices_intro"]
+        lines.extend(_wrap("? " + intro, "", width))
+        for i, c in enumerate(data.choices, 1):
+            lines.append(f"  {i}. {c.title}  ({c.id} · {L['confidence']} {c.confidence:.2f})")
+            if c.line:
+                lines.extend(_wrap(c.line, "     ", width))
+        lines.extend(_wrap(L["choices_pick_cli"], "  ", width))
+        lines.extend(_wrap(L["hint"], "  ", width))
+        return "\n".join(lines)
     if not data.answered:
-        best = matches[0].confidence if matches else 0.0
-        lines.append(f"? {L['unsure']} ({L['confidence']} {best:.2f}).")
-        if matches:
-            lines.append(f"  {L['nearest']}:")
-            for i, match in enumerate(matches[:top], 1):
-                lines.append(f"   {i}. {match.id} — {match.title} ({match.confidence:.2f})")
+        lines.append(f"? {L['unsure']}.")
+        if data.notice:
+            lines.extend(_wrap(data.notice, "  ", width))
         lines.extend(_wrap(L["hint"], "  ", width))
         return "\n".join(lines)
 
     best_match = matches[0]
-    lines.append(f"✔ {best_match.title}")
+    lines.append(f"✔ {best_match.title}" + (f"  ({L['picked']})" if data.evidence == "picked" else ""))
     lines.append(f"  {best_match.id} · {L['confidence']} {best_match.confidence:.2f}")
     if best_match.page_url:
         lines.append(f"  {best_match.page_url}")

@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the JSON answer (docs/cli.md)")
     ask.add_argument("--lang", choices=LANGUAGES, help="answer language (default: the asker's language)")
     ask.add_argument("--top", type=_positive, default=3, help="how many matches to show (default 3)")
+    ask.add_argument("--pick", type=_positive, metavar="N",
+                     help="after a choices answer: answer with choice N of the same message (and keep the pick "
+                          "for `kb learn`)")
     ask.add_argument("--retriever", choices=RETRIEVERS, default="hybrid", help=argparse.SUPPRESS)
     _common(ask)
     ask.set_defaults(handler="bot.cli.ask:ask")
@@ -246,6 +249,19 @@ def build_parser() -> argparse.ArgumentParser:
     draft.add_argument("--force", action="store_true", help="overwrite an existing file")
     _common(draft)
     draft.set_defaults(handler="bot.cli.gaps:draft")
+    learn = _sub(kb_sub, "learn", help="review the examples askers tied to entries (picks, 👍)",
+                 description="List the questions askers tied to an entry (a pick among choices, a 👍 on an answer), "
+                             "by entry, most often seen first; `accept KEY` adds one to its entry's examples "
+                             "(checked as `kb check` does), `reject KEY` drops it for good.",
+                 examples=["troubleshoot kb learn", "troubleshoot kb learn accept 3f2a9c", "troubleshoot kb learn "
+                           "reject 3f2a9c"],
+                 settings=["TROUBLESHOOT_KNOWLEDGE_DIR"] + STORE)
+    learn.add_argument("action", nargs="?", choices=("accept", "reject"), help="what to do with one example")
+    learn.add_argument("key", nargs="?", metavar="KEY", help="the example's key (at least 6 characters)")
+    learn.add_argument("--json", action="store_true", help="print JSON")
+    learn.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
+    _common(learn)
+    learn.set_defaults(handler="bot.cli.gaps:learn")
 
     gaps = _sub(sub, "gaps", help="unanswered errors, most asked first (work for the knowledge writers)",
                 description="Rank the errors asked without a confident answer by how often they were asked.",

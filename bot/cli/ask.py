@@ -124,8 +124,11 @@ def ask(args: argparse.Namespace) -> int:
     from bot.answer import answer_result
     from bot.answer.render import render_answer
 
-    data, _result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
+    data, result = answer_result(text, lang=args.lang, top=args.top, retriever=args.retriever)
     from bot.evidence.record import ask_recording_enabled, record_answer
+
+    if getattr(args, "pick", None):
+        data = _picked(text, result, args.pick, data.language)
 
     if ask_recording_enabled():  # TROUBLESHOOT_RECORD_ASK=0 turns it off
         record_answer(text, data, surface="cli")
@@ -134,6 +137,25 @@ def ask(args: argparse.Namespace) -> int:
     else:
         print(render_answer(data, top=args.top))
     return 0
+
+
+def _picked(text: str, result: Any, number: int, lang: str) -> AnswerDocument:
+    """`ask --pick N`: the answer with choice N of the same message; the pick is kept for
+    review (`kb learn`) unless TROUBLESHOOT_RECORD_ASK=0."""
+    from bot.answer.build import picked_document
+    from bot.evidence.rates import get_rate_source
+    from bot.evidence.record import ask_recording_enabled
+    from bot.retrieval.engine import get_engine
+
+    try:
+        data = picked_document(result, number, get_engine().kb, lang, get_rate_source())
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if ask_recording_enabled() and data.best is not None:
+        from bot.evidence.record import record_pick
+
+        record_pick(text, data.best.id, lang, source="pick")
+    return data
 
 
 def ask_code(args: argparse.Namespace, question: CodeQuestion) -> int:

@@ -84,3 +84,50 @@ def draft(args: argparse.Namespace) -> int:
           f"{gap['example'][:100]}\n`{check}` lists what to fill in; it fails until the entry is complete "
           f"and its `draft:` block is deleted.")
     return 0
+
+
+def learn(args: argparse.Namespace) -> int:
+    """`troubleshoot kb learn [accept|reject KEY] [--json]`."""
+    from bot import settings
+    from bot.evidence.learn import LearnError, accept, pending, reject
+
+    if args.action and not args.key:
+        raise ConfigurationError(f"`kb learn {args.action}` needs the example's KEY (`troubleshoot kb learn` "
+                                 "lists them)")
+    if args.key and not args.action:
+        raise ConfigurationError("give what to do with it first: `kb learn accept KEY` or `kb learn reject KEY`")
+    store = _store()
+    if args.action:
+        if store is None:
+            raise InputError("no examples are recorded yet: there is nothing to accept or reject")
+        kb_root = Path(args.dir) if args.dir else settings.knowledge_dir()
+        try:
+            done = accept(store, args.key, kb_root) if args.action == "accept" else reject(store, args.key)
+        except LearnError as exc:
+            raise InputError(str(exc)) from None
+        if args.json:
+            print(json.dumps({"action": args.action, **done}, ensure_ascii=False, indent=2))
+        elif args.action == "reject":
+            print(f"rejected {done['key']} ({done['entry_id']}): it will not be proposed again")
+        elif done.get("already"):
+            print(f"{done['entry_id']} already has this example; dropped it from the list")
+        else:
+            print(f"accepted {done['key']}: added to {done['entry_id']}'s examples in {done['file']} "
+                  "(kb check passed; the index picks it up on the next question)")
+        return 0
+    rows = [] if store is None else pending(store)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        print("No examples are waiting for review.")
+        return 0
+    current = None
+    for row in rows:
+        if row["entry_id"] != current:
+            current = row["entry_id"]
+            print(current)
+        seen = f"{row['count']} time" + ("" if row["count"] == 1 else "s")
+        print(f"  {row['key']}  seen {seen} ({row['source']}, {row['language'] or '?'}): {row['text'][:160]}")
+    print("accept one with `troubleshoot kb learn accept KEY`, drop one with `troubleshoot kb learn reject KEY`")
+    return 0

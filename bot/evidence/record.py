@@ -306,3 +306,17 @@ def record_answer(text: str, result: AnswerDocument, *, surface: str = "cli", st
         return None
     record_gap(text, result, store=store)
     return answer_id
+
+
+def record_pick(text: str, entry_id: str, language: str | None, *, source: str = "pick",
+                store: Store | None = None) -> str | None:
+    """An asker tied this question to this entry (a pick among choices, a 👍): kept as a
+    pending example for `troubleshoot kb learn` (bot/evidence/learn.py). Never raises:
+    a store that cannot be written costs the example, not the answer."""
+    from bot.evidence.learn import note_example
+
+    try:
+        return note_example(_store(store), text, entry_id, language, source=source)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("pick not recorded (%s: %s)", type(exc).__name__, exc)
+        return None

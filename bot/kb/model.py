@@ -149,6 +149,9 @@ class Entry:
     exception: list[str] = yaml(STR_LIST, factory=list)
     signatures: list[Signature] = yaml(REGEX_LIST)
     examples: list[str] = yaml(STR_LIST)
+    # Questions askers tied to this entry in their own words, accepted in review
+    # (`troubleshoot kb learn`): searched like examples, no signature needs to match them.
+    questions: list[str] = yaml(STR_LIST, factory=list)
     symptoms: I18n | None = yaml(I18N, None)
     affected_versions: list[VersionNote] = yaml(("list", "version"), factory=list)
     root_cause: I18n = yaml(I18N)

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.kb import model as m
-from bot.text.lang import LANGUAGES
+from bot.text.lang import LANGUAGES, detect_language
 from bot.text.normalize import normalise_for_search
 
 # Bump when the chunking below changes: every file is then re-embedded.
@@ -117,6 +117,8 @@ def entry_chunks(entry: m.Entry, file: str) -> FileChunks:
     # Error messages as PyTorch prints them: the strongest evidence for a pasted error.
     for example in entry.examples:
         add("en", "message", normalise_for_search(example))
+    for question in entry.questions:  # accepted in review (bot/evidence/learn.py), in any language
+        add(detect_language(question), "question", normalise_for_search(question))
     for version in entry.affected_versions:
         if version.message:
             add("en", "message", normalise_for_search(version.message))

@@ -28,6 +28,7 @@ from bot.retrieval.index import IndexDamaged, IndexProblem, SearchIndex, build_i
 from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
 from bot.retrieval.query import Query, understand
 from bot.retrieval.scope import Scope, decline_reason, judge
+from bot.retrieval.tiers import ANSWER, Tiering, decide
 
 RETRIEVERS = ("hybrid",) + LEGS
 
@@ -59,6 +60,11 @@ class SearchResult:
     declined: str | None = None
     scope: Scope | None = None
     guard: str | None = None  # a guard that refused the best entry despite its confidence
+    # answer / choices / decline (bot/retrieval/tiers.py), what backs the answer tier,
+    # and the hits offered as choices
+    tier: str = "decline"
+    evidence: str | None = None
+    choices: list[Hit] = field(default_factory=list)
 
     @property
     def best(self) -> Hit | None:
@@ -132,8 +138,17 @@ class Engine:
         guard = calibration.guard(model, hits[0].entry_id, feats) if model is not None and hits else None
         confident = bool(hits) and hits[0].confidence >= threshold and guard is None
         declined = decline_reason(scope, confident, query)
-        return SearchResult(query=query, hits=hits, answered=declined is None, retriever=retriever, legs=legs,
-                            declined=declined, scope=scope, guard=guard)
+        tiering = self.tiering(hits, legs, declined, scope, query)
+        if tiering.tier != ANSWER and declined is None:
+            declined = "not-sure"  # confident, but only similarity backs it, or two entries alike
+        return SearchResult(query=query, hits=hits, answered=tiering.tier == ANSWER, retriever=retriever,
+                            legs=legs, declined=declined, scope=scope, guard=guard, tier=tiering.tier,
+                            evidence=tiering.evidence, choices=tiering.choices)
+
+    def tiering(self, hits: list[Hit], legs: dict[str, LegResult], declined: str | None, scope: Scope,
+                query: Query) -> Tiering:
+        return decide(hits, legs, self.index.chunks, declined=declined, scope_kind=scope.kind,
+                      text=query.cleaned.text)
 
     def _passages(self, entry_id: str, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
         """Article passages about this entry that the query matched, best first."""

@@ -11,6 +11,12 @@ the line was `answered` and with what `confidence`; the metrics count:
 - the same per `kind` when the lines carry one (the eval sets do: `neg-install`, ...).
 
 top-1/top-3/MRR rank the entries whatever the confidence, over the covered lines only.
+
+Each row also carries its `tier` (answer / choices / decline, bot/retrieval/tiers.py)
+and the ids offered as `choices`; the metrics add `offered_right` (the expected entry
+is the answer or among the choices), and `by_tier`: per tier, how many lines got it
+and how many of those were right, wrong (a covered line answered or offered without
+its entry) or should have had nothing (a null line).
 """
 
 from __future__ import annotations
@@ -98,7 +104,22 @@ def _tally(rows: list[dict]) -> dict:
     right = sum(1 for r in covered if r["answered"] and r["predicted"][:1] == [r["expected"]])
     wrong = sum(1 for r in covered if r["answered"] and r["predicted"][:1] != [r["expected"]])
     false = sum(1 for r in null if r["answered"])
+    offered = sum(1 for r in covered if r["expected"] == (r["predicted"][:1] or [None])[0] and r["answered"]
+                  or r["expected"] in r.get("choices", []))
+    by_tier = {}
+    for tier in ("answer", "choices", "decline"):
+        got = [r for r in rows if r.get("tier") == tier]
+        if not got:
+            continue
+        good = sum(1 for r in got if r["expected"] is not None and (
+            r["expected"] in r.get("choices", []) if tier == "choices" else
+            tier == "answer" and r["predicted"][:1] == [r["expected"]]))
+        unwanted = sum(1 for r in got if r["expected"] is None)
+        by_tier[tier] = {"n": len(got), "right": good, "wrong": len(got) - good - unwanted if tier != "decline"
+                         else 0, "null": unwanted}
     return {"n": len(rows), "covered": len(covered), "null": len(null),
+            "offered_right": offered, "offered_right_rate": _rate(offered, len(covered)),
+            "by_tier": by_tier,
             "covered_right": right, "covered_right_rate": _rate(right, len(covered)),
             "covered_wrong": wrong, "covered_wrong_rate": _rate(wrong, len(covered)),
             "covered_declined": len(covered) - right - wrong,
@@ -134,7 +155,8 @@ def run_eval(engine, rows, retriever: str = "hybrid", path: str = "", fusion_met
             rr += 1.0 / (predicted.index(expected) + 1) if expected in predicted else 0.0
         row = {"line": line.number, "expected": expected, "predicted": predicted, "answered": result.answered,
                "confidence": result.best.confidence if result.best else 0.0,
-               "declined": getattr(result, "declined", None)}
+               "declined": getattr(result, "declined", None), "tier": result.tier,
+               "choices": [h.entry_id for h in result.choices]}
         if line.kind:
             row["kind"] = line.kind
         out_rows.append(row)

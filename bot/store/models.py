@@ -187,3 +187,22 @@ class CoverageGap(Base):
     nearest_confidence: Mapped[float | None] = mapped_column(Float)
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class PendingExample(Base):
+    """A question an asker tied to an entry (picked it among choices, or gave its answer
+    a 👍), waiting for review: `troubleshoot kb learn`. Only the normalised error or
+    question text is kept, secrets redacted; nothing reaches the knowledge base without
+    `kb learn accept`. Rejected ones stay (status "rejected") so the same text is not
+    proposed again, until the retention sweep."""
+
+    __tablename__ = "pending_examples"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 of entry id + text
+    entry_id: Mapped[str] = mapped_column(String(128), index=True)
+    text: Mapped[str] = mapped_column(String(1000))
+    language: Mapped[str | None] = mapped_column(String(8))
+    source: Mapped[str] = mapped_column(String(16))  # pick | upvote (the latest way it came)
+    count: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | rejected
+    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)

@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.logs import redact
 from bot.settings import get_settings
 from bot.store.db import make_engine, migrate
-from bot.store.models import (Answer, ChannelSettings, CoverageGap, DedupeKey, Meta, Verification, VerificationLock,
-                              Vote, VoteReason, utcnow)
+from bot.store.models import (Answer, ChannelSettings, CoverageGap, DedupeKey, Meta, PendingExample, Verification,
+                              VerificationLock, Vote, VoteReason, utcnow)
 
 DEDUPE_KEEP = timedelta(days=3)  # Slack retries within minutes; keep keys well past that
 LOCK_STALE_AFTER = timedelta(minutes=30)  # a crashed run must not lock its user out forever
@@ -222,10 +222,10 @@ class Store:
         """Delete what people typed that is older than `days` (default the setting; 0 keeps
         everything): coverage gaps last seen before then (their excerpt is the question),
         the comments of votes (the reason stays, counted), snippets kept with consent (the
-        run and its sha256 stay). Returns how many of each went."""
+        run and its sha256 stay), examples pending review (bot/evidence/learn.py). Returns how many of each went."""
         days = get_settings().retention_days if days is None else days
         if days <= 0:
-            return {"gaps": 0, "comments": 0, "snippets": 0}
+            return {"gaps": 0, "comments": 0, "snippets": 0, "examples": 0}
         cutoff = (now or utcnow()) - timedelta(days=days)
         with self._session() as session:
             gaps = session.execute(delete(CoverageGap).where(CoverageGap.last_seen < cutoff))
@@ -235,8 +235,10 @@ class Store:
             snippets = session.execute(update(Verification).where(Verification.created_at < cutoff,
                                                                   Verification.snippet.is_not(None))
                                        .values(snippet=None))
+            examples = session.execute(delete(PendingExample).where(PendingExample.last_seen < cutoff))
             session.commit()
-        return {"gaps": gaps.rowcount or 0, "comments": comments.rowcount or 0, "snippets": snippets.rowcount or 0}
+        return {"gaps": gaps.rowcount or 0, "comments": comments.rowcount or 0, "snippets": snippets.rowcount or 0,
+                "examples": examples.rowcount or 0}
 
     # -- one running verification per user ----------------------------------------------
     def lock_verification(self, user_hash: str, answer_id: int | None = None) -> bool:

@@ -259,6 +259,27 @@ WORDS: dict[str, dict[str, str]] = {
                               "请等其中一段运行后再发送。"},
     "tried_on_yours": {"en": "Tried on your snippet", "ko": "이 스니펫에서 시도한 결과",
                        "zh": "在你的代码上尝试的结果"},
+    # --- the choices tier (bot/retrieval/tiers.py) ---
+    "choices_intro": {
+        "en": "Is it one of these? Only wording similarity points to them, not your error's own text, so I "
+              "won't pick one for you:",
+        "ko": "다음 중 하나인가요? 오류 메시지 자체가 아니라 표현의 유사도만으로 찾은 후보라서 제가 골라 드리지 "
+              "않겠습니다:",
+        "zh": "是下面其中之一吗？这些候选只是措辞相似，并非由报错本身确认，所以我不替你选："},
+    "choices_ambiguous": {
+        "en": "Your error's text fits more than one known error equally well. Which one is it?",
+        "ko": "오류 메시지가 여러 알려진 오류에 똑같이 들어맞습니다. 어느 쪽인가요?",
+        "zh": "这段报错同样符合多个已知错误。是哪一个？"},
+    "choices_pick_cli": {"en": "Pick one: run the same command again with --pick N.",
+                         "ko": "하나를 고르세요: 같은 명령에 --pick N 을 붙여 다시 실행하세요.",
+                         "zh": "选一个：在同一条命令后加上 --pick N 再运行一次。"},
+    "choices_pick_slack": {"en": "Click the one that fits and I'll show its fixes.",
+                           "ko": "맞는 것을 누르면 해결 방법을 보여 드립니다.",
+                           "zh": "点击符合的那一项，我会给出它的解决办法。"},
+    "picked": {"en": "You picked this one", "ko": "선택하신 항목", "zh": "你选择的条目"},
+    "screenshot_note": {"en": "I can't read screenshots: paste the error as text.",
+                        "ko": "스크린샷은 읽을 수 없습니다. 오류를 텍스트로 붙여 넣어 주세요.",
+                        "zh": "我读不了截图，请把报错以文本形式贴上来。"},
     # --- instead of an entry: no error, or another library's (bot/answer/notices.py) ---
     "notice_no_error": {
         "en": "I answer PyTorch errors, and I don't see one in this message. Paste the error you get "

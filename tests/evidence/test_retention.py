@@ -96,7 +96,7 @@ def test_the_sweep_deletes_what_is_older_than_the_retention(make_store, seed_run
     new_run = record_verification(seed_run.report, "import torch\n# shared again\n", store=store, consent=True)
 
     monkeypatch.setenv("TROUBLESHOOT_RETENTION_DAYS", "30")
-    assert store.sweep_expired() == {"gaps": 1, "comments": 1, "snippets": 1}
+    assert store.sweep_expired() == {"gaps": 1, "comments": 1, "snippets": 1, "examples": 0}
     assert [g["example"] for g in list_gaps(store, errors_only=False)] == [NEW]
     old_reason, new_reason = comment_row(store, old_vote), comment_row(store, new_vote)
     assert old_reason.comment is None and old_reason.reason == "did-not-work"  # the reason still counts
@@ -105,7 +105,7 @@ def test_the_sweep_deletes_what_is_older_than_the_retention(make_store, seed_run
         runs = {v.id: v for v in session.scalars(select(Verification))}
     assert runs[old_run].snippet is None and len(runs[old_run].snippet_sha256) == 64  # the run stays evidence
     assert runs[new_run].snippet == "import torch\n# shared again\n"
-    assert store.sweep_expired() == {"gaps": 0, "comments": 0, "snippets": 0}
+    assert store.sweep_expired() == {"gaps": 0, "comments": 0, "snippets": 0, "examples": 0}
 
 
 def test_zero_days_keeps_everything(make_store, monkeypatch):
@@ -113,7 +113,7 @@ def test_zero_days_keeps_everything(make_store, monkeypatch):
     record_gap(OLD, UNSURE, store=store)
     age(store, CoverageGap, "last_seen", days=3650)
     monkeypatch.setenv("TROUBLESHOOT_RETENTION_DAYS", "0")
-    assert store.sweep_expired() == {"gaps": 0, "comments": 0, "snippets": 0}
+    assert store.sweep_expired() == {"gaps": 0, "comments": 0, "snippets": 0, "examples": 0}
     assert len(list_gaps(store, errors_only=False)) == 1
 
 

@@ -17,7 +17,9 @@ OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. 
 
 def test_answer_has_exactly_the_contract_keys(use_fixture_env):
     data = answer(OOM, top=2).as_json()  # the `ask --json` document
-    assert set(data) == {"answered", "language", "matches", "declined", "notice", "other_library"}
+    assert set(data) == {"answered", "language", "matches", "tier", "choices", "declined", "notice", "other_library",
+                         "evidence"}
+    assert data["tier"] == "answer" and data["evidence"] == "signature" and data["choices"] == []
     assert data["declined"] is None and data["notice"] is None and data["other_library"] is None
     assert data["answered"] is True and data["language"] == "en"
     assert len(data["matches"]) == 2

@@ -25,7 +25,8 @@ def test_ask_json_contract(use_fixture_env, capsys):
     code, out, _ = _run(capsys, "ask", OOM, "--json", "--top", "2")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"answered", "language", "matches", "declined", "notice", "other_library"} and data["answered"]
+    assert set(data) == {"answered", "language", "matches", "tier", "choices", "declined", "notice", "other_library",
+                         "evidence"} and data["answered"] and data["tier"] == "answer"
     assert data["declined"] is None and data["notice"] is None and data["other_library"] is None
     assert [m["id"] for m in data["matches"]][:1] == ["pytorch/cuda-oom"] and len(data["matches"]) == 2
 
@@ -42,10 +43,15 @@ def test_ask_human_output_reads_well(use_fixture_env, capsys):
 
 
 def test_ask_human_output_in_korean_and_unsure(use_fixture_env, capsys):
+    # Words only, no error text: candidates to pick from, never an entry as the answer
     _, out, _ = _run(capsys, "ask", "GPU 메모리가 부족하다고 나와요", "--top", "2")
-    assert "원인" in out and "해결 방법" in out
+    assert out.startswith("? 다음 중 하나인가요?") and "--pick N" in out
+    _, out, _ = _run(capsys, "ask", "GPU 메모리가 부족하다고 나와요", "--pick", "1")
+    assert "(선택하신 항목)" in out and "원인" in out and "해결 방법" in out
+    code, _, err = _run(capsys, "ask", "GPU 메모리가 부족하다고 나와요", "--pick", "9")
+    assert code == 1 and "--pick 9: the choices are numbered 1 to" in err
     _, out, _ = _run(capsys, "ask", "ModuleNotFoundError: No module named 'cv2'")
-    assert out.startswith("? Not sure which known error this is") and "Nearest entries" in out
+    assert out.startswith("? Not sure which known error this is")
 
 
 def test_ask_lang_flag(use_fixture_env, capsys):
@@ -93,7 +99,9 @@ def test_eval_json_contract_with_alias_and_extra_keys(use_fixture_env, capsys, t
     assert {"n", "top1", "top3", "mrr", "p50_ms", "p95_ms", "covered", "null", "covered_right",
             "false_answers", "false_answer_rate"} <= set(report["metrics"])
     assert report["metrics"]["n"] == 3 and report["metrics"]["top1"] == 1.0 and report["metrics"]["mrr"] == 1.0
-    assert set(report["rows"][0]) == {"line", "expected", "predicted", "answered", "confidence", "declined"}
+    assert set(report["rows"][0]) == {"line", "expected", "predicted", "answered", "confidence", "declined", "tier",
+                                      "choices"}
+    assert {"offered_right", "by_tier"} <= set(report["metrics"])
     assert report["rows"][0]["expected"] == "pytorch/cuda-oom" and report["rows"][0]["line"] == 1
     assert report["rows"][0]["predicted"][0] == "pytorch/cuda-oom"
 
