@@ -166,7 +166,8 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         declined=declined,
         notice=notice,
         other_library=other,
-        evidence=result.evidence if result.tier == ANSWER and result.evidence else ABSENT,
+        # the answer tier: what backs it; choices: a signature that fits several entries alike
+        evidence=result.evidence if result.tier != DECLINE and result.evidence else ABSENT,
     )
 
 

@@ -157,6 +157,9 @@ class AnswerDocument(Document):
     notice: str | None | Absent = None
     other_library: OtherLibrary | None | Absent = None
     evidence: str | Absent = ABSENT  # the answer tier: signature, example, run or picked
+    # Slack, a choices answer: what a pick keeps for review (bot/evidence/learn.py
+    # example_text: the error line or the asker's words, normalised, secrets redacted)
+    question: str | Absent = ABSENT
     input: str | Absent = ABSENT
     run: dict[str, Any] | None | Absent = ABSENT  # bot.verify.code_question.run_summary
     undefined: list[str] | Absent = ABSENT

@@ -70,8 +70,7 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
     if data.declined in ("other-library", "no-error") and data.notice:
         return "\n".join(_wrap(("✗ " if data.declined == "other-library" else "? ") + data.notice, "", width))
     if data.tier == "choices" and data.choices:
-        intro = L["choices_ambiguous"] if data.declined == "not-sure" and data.evidence == "signature" else \
-            L["choices_intro"]
+        intro = L["choices_ambiguous"] if data.evidence == "signature" else L["choices_intro"]
         lines.extend(_wrap("? " + intro, "", width))
         for i, c in enumerate(data.choices, 1):
             lines.append(f"  {i}. {c.title}  ({c.id} · {L['confidence']} {c.confidence:.2f})")

@@ -148,7 +148,7 @@ class Engine:
     def tiering(self, hits: list[Hit], legs: dict[str, LegResult], declined: str | None, scope: Scope,
                 query: Query) -> Tiering:
         return decide(hits, legs, self.index.chunks, declined=declined, scope_kind=scope.kind,
-                      text=query.cleaned.text)
+                      text=query.cleaned.text, chained=query.parsed.chained)
 
     def _passages(self, entry_id: str, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
         """Article passages about this entry that the query matched, best first."""

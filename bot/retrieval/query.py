@@ -35,6 +35,10 @@ class Query:
     prose: str  # the asker's own words (no traceback, no error message)
     language: str  # detected from the prose: en, ko or zh
     frames: list[Frame] = field(default_factory=list)
+    # The type of an exception that only reports another one, when the paste holds that
+    # other one too (`ChildFailedError` after the rank's own traceback): the query is
+    # about the cause, and the answer mentions the wrapper.
+    wrapper: str | None = None
 
     @property
     def has_exception(self) -> bool:
@@ -64,11 +68,27 @@ def _prose(cleaned: Cleaned, parsed: Parsed) -> str:
     return "\n".join(own)
 
 
+# Exceptions that only say another one happened elsewhere (a worker process, a rank):
+# their own message names no cause.
+WRAPPERS = ("ChildFailedError",)
+
+
+def _cause(parsed: Parsed):
+    """(the exception the query is about, the wrapper's type or None): the last one, or,
+    when the last only wraps another that the paste also holds, that other one."""
+    last = parsed.last
+    if last is None or (last.short_type or "") not in WRAPPERS:
+        return last, None
+    earlier = [e for e in parsed.exceptions if e is not last and not (e.type or "").endswith("Warning")
+               and (e.short_type or "") not in WRAPPERS and e.type]
+    return (earlier[-1], last.type) if earlier else (last, None)
+
+
 def understand(text: str) -> Query:
     """Raises bot.text.InputError for input that cannot be answered (empty, binary)."""
     cleaned = clean(text)
     parsed = parse(cleaned.text)
-    last = parsed.last
+    last, wrapper = _cause(parsed)
     prose = _prose(cleaned, parsed)
     if last is not None:
         error_type, message, frames = last.type, last.message, last.frames
@@ -84,4 +104,4 @@ def understand(text: str) -> Query:
     return Query(raw=text, cleaned=cleaned, parsed=parsed, error_type=error_type, message=message,
                  error_text=error_text, normalised=normalise_message(error_text),
                  search_text=normalise_for_search(error_text) or normalise_message(error_text), prose=prose,
-                 language=language, frames=frames)
+                 language=language, frames=frames, wrapper=wrapper)

@@ -38,7 +38,11 @@ LIBRARIES: tuple[Library, ...] = (
         r"\[\[\{\{node [^}]+\}\}\]\]", r"\[\[Node: ", r"OOM when allocating tensor", r"by allocator \w+_bfc",
         r"\[Op:__\w+\]", r"\btf\.Tensor\(", r"errors_impl\.\w+Error", r"TF_GetCode",
         r"/job:localhost/replica:\d+/task:\d+", r"Could not load dynamic library '(?:libcudart|libcudnn|libnvinfer)",
-        r"This TensorFlow binary is optimized", r"\bTensorFlow\b.*\b(?:GPU|CUDA|version)\b.*(?:error|fail)")),
+        r"This TensorFlow binary is optimized",
+        # its log lines: "2023-05-01 10:00:00.123456: E tensorflow/core/...cc:329] ..."
+        r"(?m)^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?:? )?[IWEF] ?"
+        r"(?:tensorflow|external/(?:local_)?(?:xla|tsl))/[\w/.]+:\d+\]", r"\bTensorFlow\b.*\b(?:GPU|CUDA|version)\b.*(?:error|fail)")),
+    Library("darknet", "Darknet (YOLO)", ("darknet",), (r"darknet: \./src/\w+\.c", r"\bcheck_error: Assertion `0' failed")),
     Library("keras", "Keras", ("keras", "tf_keras"), (
         r"Input \d+ of layer \"?[\w-]+\"? is incompatible with the layer",
         r"Arguments received by \w+\.call\(\)", r"\bShapes \(None, [\d, None]*\) and \(None,",
@@ -95,6 +99,15 @@ LIBRARIES: tuple[Library, ...] = (
     Library("wandb", "Weights & Biases", ("wandb",), (r"\bwandb\.errors\.", r"\bwandb: ERROR\b")),
 )
 _BY_MODULE = {module: lib for lib in LIBRARIES for module in lib.modules}
+# Messages and log formats only that library prints, strong enough to outweigh a
+# PyTorch signature that matches a shared word (TensorFlow's cuDNN handle error names
+# CUDNN_STATUS_INTERNAL_ERROR too): they decide unless a torch frame raised the error.
+_STRONG = [(next(lib for lib in LIBRARIES if lib.key == key), re.compile(p, re.MULTILINE)) for key, p in (
+    ("tensorflow", r"Could not create cudnn handle"),
+    ("tensorflow", r"\bResourceExhaustedError\b"),
+    ("tensorflow", r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize"),
+    ("darknet", r"darknet: \./src/\w+\.c"),
+)]
 _MESSAGES = [(lib, re.compile(p)) for lib in LIBRARIES for p in lib.messages]
 
 # Modules whose frames say nothing about who raised the error (the standard library,
@@ -202,6 +215,10 @@ def judge(query, signature_primary: bool = False) -> Scope:
             break
     if deepest is not None and deepest[0] == "torch":
         return Scope(PYTORCH, evidence=normalise_frame_path(deepest[1].path), evidence_kind="frame")
+    for lib, regex in _STRONG:
+        hit = regex.search(query.cleaned.text)
+        if hit:
+            return Scope(OTHER_LIBRARY, lib, hit.group(0).strip()[:80], "message")
     if signature_primary:
         return Scope(PYTORCH, evidence_kind="signature")
     if deepest is not None and deepest[0].startswith("foreign:"):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.retrieval.legs import PRIMARY, LegResult
+from bot.retrieval.legs import ELSEWHERE, PRIMARY, LegResult
 from bot.retrieval.scope import is_greeting
 
 ANSWER, CHOICES, DECLINE = "answer", "choices", "decline"
@@ -65,13 +65,16 @@ class Tiering:
     choices: list = field(default_factory=list)  # engine Hits offered as choices
 
 
-def own_evidence(entry_id: str, legs: dict[str, LegResult], chunks) -> str | None:
+def own_evidence(entry_id: str, legs: dict[str, LegResult], chunks, chained: bool = False) -> str | None:
     """What in the message itself backs this entry: 'signature' (one of its patterns
-    matches the last exception), 'example' (the message is nearly one of its examples
-    or of the questions askers tied to it in review),
-    or None (only similarity)."""
+    matches the last exception; in a chained traceback whose last exception no entry
+    knows, an earlier one: the cause), 'example' (the message is nearly one of its
+    examples or of the questions askers tied to it in review), or None (only similarity)."""
     sig = legs.get("signature")
     if sig is not None and sig.score_of(entry_id) >= PRIMARY:
+        return "signature"
+    if chained and sig is not None and sig.score_of(entry_id) >= ELSEWHERE and \
+            not any(score >= PRIMARY for _, score in sig.ranking):
         return "signature"
     dense = legs.get("dense")
     if dense is not None and chunks is not None:
@@ -93,13 +96,13 @@ def offered(hits: list) -> list:
 
 
 def decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | None, scope_kind: str,
-           text: str) -> Tiering:
+           text: str, chained: bool = False) -> Tiering:
     """The tier of a search result. `declined` is the scope's verdict before tiers
     (bot/retrieval/scope.py decline_reason: other-library, no-error, not-covered or None
     for a confident best entry); `scope_kind` is pytorch, no-error or other-library."""
     if declined == "other-library":
         return Tiering(DECLINE, reason="other-library")
-    if scope_kind == "no-error" and not (hits and own_evidence(hits[0].entry_id, legs, chunks)):
+    if scope_kind == "no-error" and not (hits and own_evidence(hits[0].entry_id, legs, chunks, chained)):
         # No error text: never an entry as the answer. A question the search is sure
         # about, or an error described in words, may get candidates; a greeting, a
         # how-to or a bare screenshot gets what to paste instead.
@@ -111,10 +114,10 @@ def decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | No
     if not hits:
         return Tiering(DECLINE, reason="not-covered")
     best = hits[0]
-    evidence = own_evidence(best.entry_id, legs, chunks)
+    evidence = own_evidence(best.entry_id, legs, chunks, chained)
     if evidence is not None and (declined is None or (declined == "no-error" and evidence == "example")):
         # Two entries that the message's own evidence backs alike: let the asker pick.
-        rivals = [h for h in hits[1:MAX_CHOICES] if own_evidence(h.entry_id, legs, chunks) == "signature"
+        rivals = [h for h in hits[1:MAX_CHOICES] if own_evidence(h.entry_id, legs, chunks, chained) == "signature"
                   and evidence == "signature" and _close(best, h, legs)]
         if not rivals:
             return Tiering(ANSWER, evidence=evidence)

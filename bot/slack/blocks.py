@@ -9,6 +9,8 @@ plain fallback `text` for notifications and screen readers.
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 
@@ -33,6 +35,8 @@ VOTE_UP_ACTION = "vote_up"
 VOTE_DOWN_ACTION = "vote_down"
 SHARE_ACTION = "share_answer"
 DETAILS_ACTION = "answer_details"
+# one per candidate of a choices answer (value "<answer id>:<choice number>")
+PICK_ACTIONS = tuple(f"pick_choice_{n}" for n in (1, 2, 3))
 SNIPPET_MODAL = "verify_snippet_modal"
 DETAILS_MODAL = "answer_details_modal"
 DOWNVOTE_MODAL = "downvote_reason_modal"
@@ -308,6 +312,38 @@ def _unsure(answer: AnswerDocument, lang: str, answer_id: int, votes: tuple[int,
     return Message(text=fallback(t("not_sure", lang)), blocks=fit_blocks(content, tail, lang))
 
 
+def _choices(answer: AnswerDocument, lang: str, answer_id: int, content: list[Block],
+             notes: list[str] | None) -> Message:
+    """Up to three candidates, one line each, a button each: "is it one of these?"."""
+    # a signature behind choices: the error's text fits several entries alike
+    intro = t("choices_ambiguous", lang) if answer.evidence == "signature" else t("choices_intro", lang)
+    lines = [f"{i}. *{escape(tidy(c.title) or c.id)}*" + (f" — {escape(first_sentence(c.line))}" if c.line else "")
+             for i, c in enumerate(answer.choices, 1)]
+    content += sections(escape(intro) + "\n" + "\n".join(lines) + "\n_" + t("choices_pick_slack", lang) + "_")
+    content += _notes(notes, lang)
+    buttons = ActionsBlock(block_id=f"choices-{answer_id}", elements=[
+        ButtonElement(text=PlainTextObject(text=f"{i}. {tidy(c.title) or c.id}"[:75], emoji=False),
+                      action_id=PICK_ACTIONS[i - 1], value=f"{answer_id}:{i}")
+        for i, c in enumerate(answer.choices[:len(PICK_ACTIONS)], 1)])
+    tail = [buttons, context(f"{t('ref', lang)} A{answer_id}")]
+    summary = t("choices_intro", lang) + " " + "; ".join(tidy(c.title) or c.id for c in answer.choices)
+    return Message(text=fallback(summary), blocks=fit_blocks(content, tail, lang))
+
+
+def picked_answer(answer: AnswerDocument, number: int) -> AnswerDocument | None:
+    """The stored choices answer once the asker picked candidate `number`: that entry is
+    the answer (evidence "picked"); None when there is no such candidate."""
+    if answer.tier != "choices" or not 1 <= number <= len(answer.choices):
+        return None
+    chosen = answer.choices[number - 1].id
+    picked = next((m for m in answer.matches if m.id == chosen), None)
+    if picked is None:
+        return None
+    others = [m for m in answer.matches if m.id != chosen]
+    return dataclasses.replace(answer, answered=True, tier="answer", choices=[], declined=None, notice=None,
+                               evidence="picked", matches=[picked] + others)
+
+
 def answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, int] = (0, 0),
                    private: bool = False, shared_by: str | None = None, notes: list[str] | None = None,
                    verify: bool = True, code: bool = True, dead_end: bool = True) -> Message:
@@ -324,6 +360,8 @@ def answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, 
         content += _notes(notes, lang)
         tail = [context(f"{t('ref', lang)} A{answer_id}")]
         return Message(text=fallback(answer.notice), blocks=fit_blocks(content, tail, lang))
+    if answer.tier == "choices" and answer.choices:
+        return _choices(answer, lang, answer_id, content, notes)
     if not answer.answered or not matches:
         return _unsure(answer, lang, answer_id, votes, private, content, notes)
 
@@ -367,6 +405,8 @@ def minimal_answer_message(answer: AnswerDocument, *, answer_id: int, votes: tup
     its code) and the buttons. Still the fix, still the buttons."""
     lang = answer.language or "en"
     matches = answer.matches
+    if answer.tier == "choices" and answer.choices:
+        return _choices(answer, lang, answer_id, [], None)
     if not answer.answered or not matches:
         return Message(text=fallback(t("not_sure", lang)), blocks=sections(t("not_sure", lang)))
     best = matches[0]

@@ -99,6 +99,13 @@ class Store:
             session.commit()
             return row.id
 
+    def set_answer_picked(self, answer_id: int, *, entry_id: str, confidence: float | None, answer_json: str) -> None:
+        """The asker picked one of a choices answer's candidates: the answer is that entry now."""
+        with self._session() as session:
+            session.execute(update(Answer).where(Answer.id == answer_id)
+                            .values(entry_id=entry_id, confidence=confidence, answer_json=answer_json))
+            session.commit()
+
     def set_answer_posted(self, answer_id: int, channel: str, ts: str) -> None:
         with self._session() as session:
             row = session.get(Answer, answer_id)

@@ -276,6 +276,8 @@ WORDS: dict[str, dict[str, str]] = {
     "choices_pick_slack": {"en": "Click the one that fits and I'll show its fixes.",
                            "ko": "맞는 것을 누르면 해결 방법을 보여 드립니다.",
                            "zh": "点击符合的那一项，我会给出它的解决办法。"},
+    "already_picked": {"en": "This one was picked already.", "ko": "이미 선택된 답입니다.",
+                       "zh": "这一项已经被选过了。"},
     "picked": {"en": "You picked this one", "ko": "선택하신 항목", "zh": "你选择的条目"},
     "screenshot_note": {"en": "I can't read screenshots: paste the error as text.",
                         "ko": "스크린샷은 읽을 수 없습니다. 오류를 텍스트로 붙여 넣어 주세요.",

@@ -147,3 +147,58 @@ def test_the_fix_did_not_work_is_a_vote_against_it_not_a_run(ctx, fake_slack):
     with ctx.store.session() as session:
         assert session.scalar(select(func.count()).select_from(Verification)) == 0
     assert _slack_calls(fake_slack) == []
+
+
+def _choices_answer(ctx, channel: str = "C1", question_ts: str = "200.000100") -> int:
+    from bot.answer.document import Choice
+
+    answer = document(match("pytorch/a", "First candidate", confidence=0.61,
+                            workarounds=[workaround("fix-a", "Do the first thing")]),
+                      match("pytorch/b", "Second candidate", confidence=0.4,
+                            workarounds=[workaround("fix-b", "Do the second thing")]),
+                      answered=False, tier="choices", declined="not-covered", question="GPU ran out, training stops",
+                      choices=[Choice(id="pytorch/a", title="First candidate", confidence=0.61, line="Why A."),
+                               Choice(id="pytorch/b", title="Second candidate", confidence=0.4, line="Why B.")])
+    return ctx.store.add_answer(entry_id=None, confidence=0.61, language="en", surface="mention", error_hash="h",
+                                channel=channel, thread_ts=question_ts, question_ts=question_ts,
+                                answer_json=json.dumps(answer.as_json()))
+
+
+def test_choices_are_buttons_and_a_pick_turns_the_message_into_that_answer(ctx, fake_slack):
+    from bot.evidence.learn import pending
+    from bot.slack.blocks import PICK_ACTIONS, answer_message
+    from bot.slack.services.answering import stored_answer
+
+    answer_id = _choices_answer(ctx)
+    _row, stored = stored_answer(ctx, answer_id)
+    shown = answer_message(stored, answer_id=answer_id).payload()
+    buttons = [e for b in shown["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [(e["action_id"], e["value"]) for e in buttons] == [(PICK_ACTIONS[0], f"{answer_id}:1"),
+                                                               (PICK_ACTIONS[1], f"{answer_id}:2")]
+    assert "Is it one of these?" in json.dumps(shown) and "verify_fix" not in json.dumps(shown)
+    posted = fake_slack.add_message("C1", {"text": "choices", "bot_id": fake_slack.bot_id, "thread_ts": "200.000100"})
+    body = {"type": "block_actions", "actions": [{"action_id": PICK_ACTIONS[1], "value": f"{answer_id}:2"}],
+            "user": {"id": "U1"}, "team": {"id": "T1"}, "channel": {"id": "C1"},
+            "container": {"channel_id": "C1", "message_ts": posted["ts"]}}
+    actions.on_pick(ctx, body)
+    updated = fake_slack.bodies("chat.update")
+    assert len(updated) == 1 and updated[0]["ts"] == posted["ts"]
+    assert "Second candidate" in str(updated[0]["blocks"]) and "Do the second thing" in str(updated[0]["blocks"])
+    row, now = stored_answer(ctx, answer_id)
+    assert row.entry_id == "pytorch/b" and now.tier == "answer" and now.evidence == "picked"
+    assert [(p["entry_id"], p["source"]) for p in pending(ctx.store)] == [("pytorch/b", "pick")]
+    # a second click on the old buttons: told privately, nothing changes
+    actions.on_pick(ctx, body)
+    assert len(fake_slack.bodies("chat.update")) == 1 and len(fake_slack.bodies("chat.postEphemeral")) == 1
+    # a 👍 on the picked answer counts once more for the same pending example
+    actions.on_vote(ctx, {"type": "block_actions", "actions": [{"action_id": "vote_up", "value": str(answer_id)}],
+                          "user": {"id": "U2"}, "team": {"id": "T1"}, "channel": {"id": "C1"},
+                          "container": {"channel_id": "C1", "message_ts": posted["ts"]}})
+    assert [(p["entry_id"], p["count"], p["source"]) for p in pending(ctx.store)] == [("pytorch/b", 2, "upvote")]
+
+
+def test_a_malformed_pick_touches_nothing(ctx, fake_slack):
+    for value in ("nonsense", "12", "x:1"):
+        actions.on_pick(ctx, {"type": "block_actions", "actions": [{"action_id": "pick_choice_1", "value": value}],
+                              "user": {"id": "U1"}, "team": {"id": "T1"}})
+    assert _slack_calls(fake_slack) == []

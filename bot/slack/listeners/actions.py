@@ -7,6 +7,7 @@ process; across processes the last redraw always follows the last vote)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 
@@ -15,10 +16,12 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
 from bot.answer.document import AnswerDocument
+from bot.contract import present
+from bot.evidence.record import record_pick
 from bot.evidence.votes import AnswerVote, Direction, record_vote
-from bot.slack.blocks import (DETAILS_ACTION, SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION,
-                              answer_buttons, answer_message, details_message, details_view, downvote_modal,
-                              snippet_modal, text_message)
+from bot.slack.blocks import (DETAILS_ACTION, PICK_ACTIONS, SHARE_ACTION, VERIFY_ACTION, VOTE_DOWN_ACTION,
+                              VOTE_UP_ACTION, answer_buttons, answer_message, answer_versions, details_message,
+                              details_view, downvote_modal, picked_answer, snippet_modal, text_message)
 from bot.slack.i18n import t
 from bot.slack.listeners._common import ack_now, apologise_on_failure
 from bot.slack.services.answering import stored_answer, verify_allowed
@@ -148,6 +151,9 @@ def on_vote(ctx: BotContext, body: dict) -> None:
         # A repeated click: say so, only to the clicker.
         private_notice(ctx, body, t("already_voted", row.language, vote="👍" if vote == Direction.UP else "👎"))
         return
+    if vote == Direction.UP and present(answer.question) and answer.best is not None:
+        # a 👍 on an answer the asker picked: one more time this question was tied to it
+        record_pick(answer.question, answer.best.id, row.language, source="upvote", store=ctx.store)
     if vote == Direction.DOWN and body.get("trigger_id"):
         try:  # 👎: ask why (the modal needs the trigger, which expires in 3 seconds: first)
             ctx.client.views_open(trigger_id=body["trigger_id"], view=downvote_modal(answer_id, row.language))
@@ -167,6 +173,44 @@ def _clicked(ctx: BotContext, body: dict, what: str) -> tuple[int, str, Answer, 
         return None
     row, answer = stored
     return answer_id, user, row, answer
+
+
+def on_pick(ctx: BotContext, body: dict) -> None:
+    """A click on a candidate of a choices answer: the message becomes that entry's answer
+    (in place, for everyone who sees it), the answer row names the entry, and the pick is
+    kept for review (`troubleshoot kb learn`)."""
+    try:
+        raw_id, raw_number = str(body["actions"][0]["value"]).split(":", 1)
+        answer_id, number = int(raw_id), int(raw_number)
+    except (KeyError, IndexError, TypeError, ValueError):
+        log.warning("malformed pick payload ignored")
+        return
+    user = (body.get("user") or {}).get("id")
+    stored = stored_answer(ctx, answer_id)
+    if stored is None or not user:
+        log.warning("pick on an unknown answer A%s ignored", answer_id)
+        return
+    row, answer = stored
+    picked = picked_answer(answer, number)
+    if picked is None:  # picked already (a double click), or a stale message
+        private_notice(ctx, body, t("already_picked", row.language))
+        return
+    best = picked.matches[0]
+    ctx.store.set_answer_picked(answer_id, entry_id=best.id, confidence=best.confidence,
+                                answer_json=json.dumps(picked.as_json(), ensure_ascii=False))
+    if present(answer.question):
+        record_pick(answer.question, best.id, row.language, source="pick", store=ctx.store)
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    team = (body.get("team") or {}).get("id")
+    verify = not row.channel or verify_allowed(ctx, team, row.channel)
+    versions = answer_versions(picked, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id),
+                               private=_is_ephemeral(body), verify=verify)
+    where = Where(channel=channel, user=user, response_url=body.get("response_url"), private=True)
+    with apologise_on_failure(ctx, "pick", where, row.language):
+        if _is_ephemeral(body):
+            respond_url(body["response_url"], versions[0], replace=True)
+        else:
+            update(ctx.client, channel, body["container"]["message_ts"], versions)
 
 
 def on_details(ctx: BotContext, body: dict) -> None:
@@ -239,3 +283,5 @@ def register(app: App, ctx: BotContext) -> None:
     app.action(SHARE_ACTION)(ack=ack_now, lazy=[lambda body: on_share(ctx, body)])
     app.action(VERIFY_ACTION)(ack=ack_now, lazy=[lambda body: on_verify(ctx, body)])
     app.action(DETAILS_ACTION)(ack=ack_now, lazy=[lambda body: on_details(ctx, body)])
+    for pick in PICK_ACTIONS:
+        app.action(pick)(ack=ack_now, lazy=[lambda body: on_pick(ctx, body)])

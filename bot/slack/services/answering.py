@@ -152,6 +152,10 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
         except ValueError as exc:  # bot.answer.InputError: binary or empty input, said plainly
             return _deliver(ctx, q.where, [text_message(str(exc))], working.finish(), lang or "en")
         result = enrich(result)
+        if result.tier == "choices":  # what a pick keeps for review (troubleshoot kb learn)
+            from bot.evidence.learn import example_text
+
+            result.question = example_text(text)
     except BaseException:
         working.finish()
         raise
