@@ -41,8 +41,10 @@ LIBRARIES: tuple[Library, ...] = (
         r"This TensorFlow binary is optimized",
         # its log lines: "2023-05-01 10:00:00.123456: E tensorflow/core/...cc:329] ..."
         r"(?m)^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?:? )?[IWEF] ?"
-        r"(?:tensorflow|external/(?:local_)?(?:xla|tsl))/[\w/.]+:\d+\]", r"\bTensorFlow\b.*\b(?:GPU|CUDA|version)\b.*(?:error|fail)")),
-    Library("darknet", "Darknet (YOLO)", ("darknet",), (r"darknet: \./src/\w+\.c", r"\bcheck_error: Assertion `0' failed")),
+        r"(?:tensorflow|external/(?:local_)?(?:xla|tsl))/[\w/.]+:\d+\]",
+        r"\bTensorFlow\b.*\b(?:GPU|CUDA|version)\b.*(?:error|fail)")),
+    Library("darknet", "Darknet (YOLO)", ("darknet",), (r"darknet: \./src/\w+\.c",
+                                                         r"\bcheck_error: Assertion `0' failed")),
     Library("keras", "Keras", ("keras", "tf_keras"), (
         r"Input \d+ of layer \"?[\w-]+\"? is incompatible with the layer",
         r"Arguments received by \w+\.call\(\)", r"\bShapes \(None, [\d, None]*\) and \(None,",
