@@ -168,6 +168,7 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         other_library=other,
         # the answer tier: what backs it; choices: a signature that fits several entries alike
         evidence=result.evidence if result.tier != DECLINE and result.evidence else ABSENT,
+        wrapper=result.query.wrapper if result.query.wrapper and hits else ABSENT,
     )
 
 

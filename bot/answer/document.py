@@ -157,6 +157,9 @@ class AnswerDocument(Document):
     notice: str | None | Absent = None
     other_library: OtherLibrary | None | Absent = None
     evidence: str | Absent = ABSENT  # the answer tier: signature, example, run or picked
+    # the exception that only reported this one (ChildFailedError after a rank's own
+    # traceback): the answer is about the cause (bot/retrieval/query.py WRAPPERS)
+    wrapper: str | Absent = ABSENT
     # Slack, a choices answer: what a pick keeps for review (bot/evidence/learn.py
     # example_text: the error line or the asker's words, normalised, secrets redacted)
     question: str | Absent = ABSENT

@@ -89,6 +89,8 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
     best_match = matches[0]
     lines.append(f"✔ {best_match.title}" + (f"  ({L['picked']})" if data.evidence == "picked" else ""))
     lines.append(f"  {best_match.id} · {L['confidence']} {best_match.confidence:.2f}")
+    if data.wrapper:
+        lines.extend(_wrap(t("wrapper_note", lang, wrapper=data.wrapper), "  ", width))
     if best_match.page_url:
         lines.append(f"  {best_match.page_url}")
     lines.append("")

@@ -256,10 +256,16 @@ def evaluate(args: argparse.Namespace) -> int:
               f"latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
         print(f"  covered answered right {m['covered_right']}/{m['covered']} ({m['covered_right_rate']:.3f})   "
               f"answered wrong {m['covered_wrong']}   declined {m['covered_declined']}")
+        print(f"  offered right (the answer, or among the choices) {m['offered_right']}/{m['covered']} "
+              f"({m['offered_right_rate']:.3f})")
     if m["null"]:
         print(f"  false answers {m['false_answers']}/{m['null']} ({m['false_answer_rate']:.3f})")
     if not m["covered"]:
         print(f"  latency p50 {m['p50_ms']:.1f} ms  p95 {m['p95_ms']:.1f} ms")
+    tiers = m.get("by_tier") or {}
+    print("  tiers: " + "   ".join(f"{tier} {t['n']} (right {t['right']}, wrong {t['wrong']}, should have had "
+                                   f"nothing {t['null']})" if tier != "decline" else f"decline {t['n']}"
+                                   for tier, t in tiers.items()))
     for kind, k in (m.get("by_kind") or {}).items():
         parts = []
         if k["covered"]:

@@ -69,8 +69,10 @@ class Answer(Base):
     language: Mapped[str] = mapped_column(String(8))
     surface: Mapped[str] = mapped_column(String(16))
     error_hash: Mapped[str] = mapped_column(String(64), index=True)
-    # The answer as shown (the `ask --json` document: knowledge text, no user text),
-    # so that votes and "Share" can redraw it from any bot process.
+    # The answer as shown (the `ask --json` document: knowledge text, no user text, but
+    # for a choices answer its `question`: the error line or the asker's words,
+    # normalised and redacted, which a pick keeps for review; the retention sweep drops
+    # it), so that votes, picks and "Share" can redraw it from any bot process.
     answer_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     asker: Mapped[str | None] = mapped_column(String(64), index=True)  # salted hash (Store.user_hash)

@@ -7,6 +7,8 @@ database, never on memory in one process.
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 import hmac
 import secrets
@@ -229,7 +231,8 @@ class Store:
         """Delete what people typed that is older than `days` (default the setting; 0 keeps
         everything): coverage gaps last seen before then (their excerpt is the question),
         the comments of votes (the reason stays, counted), snippets kept with consent (the
-        run and its sha256 stay), examples pending review (bot/evidence/learn.py). Returns how many of each went."""
+        run and its sha256 stay), examples pending review (bot/evidence/learn.py) and the
+        question a choices answer keeps for a pick (`examples` counts both). Returns how many of each went."""
         days = get_settings().retention_days if days is None else days
         if days <= 0:
             return {"gaps": 0, "comments": 0, "snippets": 0, "examples": 0}
@@ -243,9 +246,16 @@ class Store:
                                                                   Verification.snippet.is_not(None))
                                        .values(snippet=None))
             examples = session.execute(delete(PendingExample).where(PendingExample.last_seen < cutoff))
+            questions = 0
+            for row in session.scalars(select(Answer).where(Answer.created_at < cutoff,
+                                                            Answer.answer_json.like('%"question":%'))):
+                doc = json.loads(row.answer_json)
+                if doc.pop("question", None) is not None:
+                    row.answer_json = json.dumps(doc, ensure_ascii=False)
+                    questions += 1
             session.commit()
         return {"gaps": gaps.rowcount or 0, "comments": comments.rowcount or 0, "snippets": snippets.rowcount or 0,
-                "examples": examples.rowcount or 0}
+                "examples": (examples.rowcount or 0) + questions}
 
     # -- one running verification per user ----------------------------------------------
     def lock_verification(self, user_hash: str, answer_id: int | None = None) -> bool:

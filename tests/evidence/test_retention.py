@@ -108,6 +108,29 @@ def test_the_sweep_deletes_what_is_older_than_the_retention(make_store, seed_run
     assert store.sweep_expired() == {"gaps": 0, "comments": 0, "snippets": 0, "examples": 0}
 
 
+def test_the_sweep_drops_old_pending_examples_and_the_questions_choices_kept(make_store, monkeypatch):
+    import json
+
+    from bot.evidence.learn import note_example, pending
+    from bot.store.models import Answer, PendingExample
+
+    store = make_store("sqlite")
+    note_example(store, "학습하다가 GPU 메모리가 부족해요", "pytorch/cuda-oom", "ko")
+    doc = {"answered": False, "language": "ko", "matches": [], "tier": "choices", "choices": [],
+           "question": "학습하다가 GPU 메모리가 부족해요"}
+    old = store.add_answer(entry_id=None, confidence=0.7, language="ko", surface="mention", error_hash="h",
+                           answer_json=json.dumps(doc, ensure_ascii=False))
+    age(store, PendingExample, "last_seen", days=31)
+    age(store, Answer, "created_at", days=31)
+    new = store.add_answer(entry_id=None, confidence=0.7, language="ko", surface="mention", error_hash="h",
+                           answer_json=json.dumps(doc, ensure_ascii=False))
+    monkeypatch.setenv("TROUBLESHOOT_RETENTION_DAYS", "30")
+    assert store.sweep_expired()["examples"] == 2
+    assert pending(store) == []
+    assert "question" not in json.loads(store.get_answer(old).answer_json)
+    assert json.loads(store.get_answer(new).answer_json)["question"] == doc["question"]
+
+
 def test_zero_days_keeps_everything(make_store, monkeypatch):
     store = make_store("sqlite")
     record_gap(OLD, UNSURE, store=store)

@@ -20,6 +20,7 @@ ADDED_MATCH = ("page_url",)  # always there (null unless TROUBLESHOOT_PUBLIC_URL
 OPTIONAL_MATCH = ("versions_measured",)  # only where `kb verify --torch` measured versions
 # Declared extras, never in a pasted error's `ask --json` (bot/answer/document.py):
 TIER_ASK = ("evidence",)  # the answer tier only: what backs it (bot/retrieval/tiers.py)
+WRAPPER_ASK = ("wrapper",)  # a cause answered through its wrapper (ChildFailedError)
 SLACK_ASK = ("question",)  # Slack, a choices answer: what a pick keeps for review
 CODE_ASK = ("input", "run", "undefined", "note", "verification", "verified_fixes", "seconds")  # a code question's
 SLACK_MATCH = ("diagnosis", "version_notes")  # what the Slack details add (slack/services/enrich.py)
@@ -37,7 +38,7 @@ QUESTIONS = [
 
 
 def test_the_model_keys_are_the_documented_contract():
-    assert AnswerDocument.keys() == DESIGN_ASK + ADDED_ASK + TIER_ASK + SLACK_ASK + CODE_ASK
+    assert AnswerDocument.keys() == DESIGN_ASK + ADDED_ASK + TIER_ASK + WRAPPER_ASK + SLACK_ASK + CODE_ASK
     assert AnswerDocument.required_keys() == DESIGN_ASK + ADDED_ASK
     assert Match.keys() == DESIGN_MATCH + ADDED_MATCH + OPTIONAL_MATCH + SLACK_MATCH
     assert Match.required_keys() == DESIGN_MATCH + ADDED_MATCH

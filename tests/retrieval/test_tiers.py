@@ -125,3 +125,32 @@ def test_an_example_that_would_break_the_entry_leaves_the_file_as_it_was(kb_copy
     with pytest.raises(LearnError, match="no signature of this entry matches"):
         accept(store, key[:8], kb_copy)
     assert path.read_text(encoding="utf-8") == before
+
+
+RANK_OOM = """[rank1]: Traceback (most recent call last):
+[rank1]:   File "/home/u/train.py", line 40, in <module>
+[rank1]:     out = model(x)
+[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 15.77 GiB
+E1204 10:00:00.000000 123 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1
+Traceback (most recent call last):
+  File "/opt/conda/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/run.py", line 892, in main
+    run(args)
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+"""
+
+
+def test_a_wrapper_is_answered_by_its_cause_and_named(use_fixture_env, engine):
+    result = engine.search(RANK_OOM, top=3)
+    assert result.query.wrapper == "torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
+    assert result.best.entry_id == "pytorch/cuda-oom" and result.tier == ANSWER
+
+    from bot.answer import answer
+    from bot.answer.render import render_answer
+
+    doc = answer(RANK_OOM)
+    assert doc.as_json()["wrapper"].endswith("ChildFailedError")
+    assert "Reported through torch.distributed.elastic.multiprocessing.errors.ChildFailedError" in render_answer(doc)
