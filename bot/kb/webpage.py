@@ -56,6 +56,17 @@ def _unescape_prose(markdown: str) -> str:
     return "\n".join(out)
 
 
+def _headings(markdown: str) -> list[str]:
+    """The Markdown headings, not a shell comment inside a code block."""
+    out, in_code = [], False
+    for line in markdown.splitlines():
+        if _FENCE.match(line.strip()):
+            in_code = not in_code
+        elif not in_code and re.match(r"^#{1,6} ", line):
+            out.append(line.lstrip("#").strip())
+    return out
+
+
 def _first(tree, xpath: str) -> str | None:
     for value in tree.xpath(xpath):
         value = str(value).strip()
@@ -83,7 +94,7 @@ def extract_page(data: bytes) -> Page:
         url = None
     # trafilatura drops author names it cannot normalise (Hangul, Han): then the page's own meta tag.
     author = (meta.author if meta is not None else None) or _first(tree, '//meta[@name="author"]/@content')
-    headings = [line.lstrip("#").strip() for line in text.splitlines() if re.match(r"^#{1,6} ", line)]
+    headings = _headings(text)
     title = (meta.title if meta is not None else None) or (headings[0] if headings else "")
     return Page(title=title.strip()[:200], text=text, url=url, author=author,
                 date=meta.date if meta is not None else None, headings=headings)
