@@ -23,6 +23,7 @@ from typing import Any, Callable
 from bot.logs import redact
 from bot.text.lang import dominant_language, unserved_language
 from bot.text.normalize import error_type_of
+from bot.text.ui import t
 
 # Subtypes that are still people talking; every other subtype (joins, topic changes,
 # bot_message, ...) is an event, not part of a conversation.
@@ -41,14 +42,6 @@ _LINK = re.compile(r"<(https?://[^|>]+)\|([^>]+)>")
 _BARE = re.compile(r"<(https?://[^>]+)>")
 _SPECIAL = re.compile(r"<!(\w+)(?:\|[^>]*)?>")
 _DAY_FILE = re.compile(r"^([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
-
-# The words of a thread article, in the thread's language.
-_WORDS = {
-    "en": {"question": "Question", "reply": "Reply", "asked": "asked by", "channel": "Channel"},
-    "ko": {"question": "질문", "reply": "답변", "asked": "질문자", "channel": "채널"},
-    "zh": {"question": "问题", "reply": "回复", "asked": "提问者", "channel": "频道"},
-}
-
 
 class ExportProblem(ValueError):
     """The export is malformed; the message names the member and what is wrong."""
@@ -232,13 +225,13 @@ def read_export(read: Callable[[str], bytes], names: set[str], *, channels: set[
                 skipped.append(Skipped(where, f"written in {other_language} (served: English, Korean, Chinese)"))
                 continue
             lang = dominant_language(everything)
-            words = _WORDS.get(lang, _WORDS["en"])
             solved = any(_is_solved(r, raw[r.ts]) for r in answers)
             answered_by = list(dict.fromkeys(shown(r.user) for r in others))
-            parts = [f"**{words['question']}** ({words['asked']} {shown(question.user)}, #{channel}, {_date(ts)})",
+            parts = [f"**{t('thread_question', lang)}** ({t('thread_asked_by', lang)} {shown(question.user)}, "
+                     f"#{channel}, {_date(ts)})",
                      "", question.text]
             for r in answers:
-                parts += ["", f"**{words['reply']}** ({shown(r.user)})", "", r.text]
+                parts += ["", f"**{t('thread_reply', lang)}** ({shown(r.user)})", "", r.text]
             permalink = (f"{workspace_url.rstrip('/')}/archives/{channel_id}/p{ts.replace('.', '')}"
                          if workspace_url else None)
             kept.append(ThreadArticle(channel=channel, channel_id=channel_id, ts=ts, date=_date(ts), language=lang,
