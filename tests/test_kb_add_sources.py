@@ -330,3 +330,74 @@ def test_a_zip_with_parent_paths_or_symlinks_is_refused_and_writes_nothing_outsi
     assert "escaped.md" not in before
     no_leftovers(small_kb)
 
+
+
+# --- cited: a team thread as a source of the answer ------------------------------------------------
+
+
+def test_a_source_line_says_where_a_team_article_came_from():
+    from bot.answer.document import Source
+    from bot.answer.render import source_place
+    from bot.slack.blocks import _source_line, public_sources
+    from bot.text.ui import labels
+
+    thread = Source(title="RuntimeError: CUDA error: out of memory", url="Slack #random, 2026-03-02",
+                    excerpt="先用 nvidia-smi 看一下", provenance="#random, 2026-03-02", solved=True)
+    linked = Source(title="t", url="https://acme.slack.com/archives/C0/p1", provenance="#ml-help, 2026-03-03")
+    note = Source(title="runbook", url="file:oom.md", provenance="/srv/runbooks/oom.md")
+    assert source_place(thread, labels("zh")) == "#random, 2026-03-02, 已标记为解决"
+    assert source_place(linked, labels("en")) == "#ml-help, 2026-03-03 (https://acme.slack.com/archives/C0/p1)"
+    assert source_place(note, labels("en")) == "/srv/runbooks/oom.md"
+    plain = Source(title="doc", url="https://pytorch.org/docs")
+    assert source_place(plain, labels("en")) == "https://pytorch.org/docs"
+    # Slack lists the team's threads (by channel and date) but not a file on someone's disk
+    assert public_sources([thread, linked, note]) == [thread, linked]
+    assert _source_line(1, thread, "ko") == ("[1] RuntimeError: CUDA error: out of memory — #random, 2026-03-02 "
+                                             "(해결로 표시됨)")
+    assert _source_line(2, linked, "en") == "[2] <https://acme.slack.com/archives/C0/p1|t> — #ml-help, 2026-03-03"
+    assert "provenance" not in plain.as_json() and "solved" not in plain.as_json()  # JSON kept as it was
+
+
+@pytest.mark.slow  # builds a real search index with the configured embedder
+def test_an_answer_cites_a_team_thread_by_channel_and_date(small_kb, tmp_path, capsys, monkeypatch):
+    from bot.answer import answer, set_rate_source
+    from bot.answer.render import render_answer
+    from bot.retrieval import engine as engine_module
+    from bot.retrieval.engine import get_embedder
+    from bot.retrieval.index import build_index
+    from bot.settings import embedder_name
+    from bot.slack.blocks import details_blocks
+
+    export = tmp_path / "export.zip"
+    build_export(export, threads=24)
+    assert add(small_kb, export, capsys=capsys)[0] == 0
+    index = tmp_path / "index"
+    embedder = get_embedder(embedder_name())
+    build_index(small_kb, index, embedder, progress=False, log=lambda m: None)
+    for key, value in {"TROUBLESHOOT_KNOWLEDGE_DIR": str(small_kb), "TROUBLESHOOT_INDEX_DIR": str(index),
+                       "TROUBLESHOOT_RECORD_ASK": "0"}.items():
+        monkeypatch.setenv(key, value)
+    engine_module.reset()
+    set_rate_source(None)
+    try:
+        doc = answer("RuntimeError: Trying to backward through the graph a second time. 루프에서 두 번째 "
+                     "스텝에 에러가 나요", lang="ko")
+        best = doc.best
+        assert best is not None and best.id == "pytorch/backward-twice"
+        cited = [s for s in best.sources if isinstance(s.provenance, str)]
+        assert cited and all(s.provenance.startswith("#infra, 2026-03-0") for s in cited), best.sources
+        assert cited[0].solved is True  # a solved thread is cited before one that is not
+        assert cited[0].provenance in render_answer(doc)
+        slack_text = json.dumps([b.to_dict() for b in details_blocks(doc)], ensure_ascii=False)
+        assert cited[0].provenance in slack_text and "해결로 표시됨" in slack_text
+    finally:
+        engine_module.reset()
+
+    # one more article: only its file is embedded again
+    note = tmp_path / "note.md"
+    note.write_text("# backward twice in our trainer\n\nRuntimeError: Trying to backward through the graph a second "
+                    "time. Our trainer calls backward on the logged loss too; log loss.item() instead.\n",
+                    encoding="utf-8")
+    [stored] = add(small_kb, note, capsys=capsys)[1]
+    report = build_index(small_kb, index, embedder, progress=False, log=lambda m: None)
+    assert report.embedded_files == [Path(stored["stored_as"]).relative_to(small_kb).as_posix()]
