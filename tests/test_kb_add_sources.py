@@ -401,3 +401,35 @@ def test_an_answer_cites_a_team_thread_by_channel_and_date(small_kb, tmp_path, c
     [stored] = add(small_kb, note, capsys=capsys)[1]
     report = build_index(small_kb, index, embedder, progress=False, log=lambda m: None)
     assert report.embedded_files == [Path(stored["stored_as"]).relative_to(small_kb).as_posix()]
+
+
+def test_symbolic_links_in_a_folder_are_skipped_not_followed(small_kb, tmp_path, capsys):
+    secret = tmp_path / "elsewhere"
+    secret.mkdir()
+    (secret / "id_rsa.md").write_text("RuntimeError: not for the knowledge base\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(PAGES / "blog-shm.html", docs / "shm.html")
+    (docs / "key.md").symlink_to(secret / "id_rsa.md")
+    (docs / "more").symlink_to(secret, target_is_directory=True)
+    code, results = add(small_kb, docs, capsys=capsys)
+    status = {Path(r["file"]).name: (r["status"], r["reason"]) for r in results}
+    assert code == 0 and status["shm.html"][0] == "stored"
+    assert status["key.md"] == status["more"] == ("skipped", "a symbolic link (add what it points to)")
+    assert "not for the knowledge base" not in "".join(articles(small_kb).values())
+
+
+def test_sync_removes_the_threads_a_newer_export_no_longer_keeps(small_kb, tmp_path, capsys):
+    first, newer = tmp_path / "march.zip", tmp_path / "april.zip"
+    build_export(first, threads=24)
+    build_export(newer, threads=12)  # the same first twelve threads; the other twelve are gone
+    code, results = add(small_kb, first, capsys=capsys)
+    kept = {r["origin"] for r in results if r["status"] == "stored"}
+    code, results = add(small_kb, newer, capsys=capsys)
+    still = {r["origin"] for r in results if r["status"] == "already-present"}
+    assert code == 0 and still < kept and len(articles(small_kb)) == len(kept)  # without --sync: all kept
+    code, results = add(small_kb, newer, capsys=capsys, extra=["--sync"])
+    removed = {r["origin"] for r in results if r["status"] == "removed"}
+    assert code == 0 and removed == kept - still
+    kb, _ = check_knowledge(small_kb)
+    assert {a.origin for a in kb.articles} == still

@@ -297,6 +297,17 @@ def _hidden(parts: tuple[str, ...]) -> bool:
     return any(p.startswith(".") or p == "__MACOSX" for p in parts)
 
 
+def _walk(folder: Path) -> list[Path]:
+    """Every file under `folder`, sorted; hidden folders (.git) left out, symbolic links to
+    folders not followed."""
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        found += [Path(top) / d for d in dirs if (Path(top) / d).is_symlink()]  # said, not followed
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__MACOSX"]
+        found += [Path(top) / f for f in files if not f.startswith(".")]
+    return sorted(found)
+
+
 def _plan_input(name: str, kb: m.KnowledgeBase, opts: Options,
                 raw: bytes | None) -> tuple[list[AddResult | _Planned], Callable[[str], bool] | None]:
     """The articles of one command-line input, and (for --sync) which origins it covers."""
@@ -305,10 +316,12 @@ def _plan_input(name: str, kb: m.KnowledgeBase, opts: Options,
     path = Path(name)
     if path.is_dir():
         root = path.resolve()
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path).parts))
-        out: list[AddResult | _Planned] = [
-            _plan_bytes(str(p), None, kb, source=opts.source, origin=str(p.resolve()), explicit=False)
-            for p in files]
+        out: list[AddResult | _Planned] = []
+        for p in _walk(path):
+            if p.is_symlink():  # it may point anywhere on this machine: never read into the knowledge base
+                out.append(AddResult(p, None, status="skipped", reason="a symbolic link (add what it points to)"))
+            elif p.is_file():
+                out.append(_plan_bytes(str(p), None, kb, source=opts.source, origin=str(p.resolve()), explicit=False))
         return out, lambda origin: origin.startswith(f"{root}{os.sep}") and not Path(origin).exists()
     if path.suffix.lower() != ".zip" or not path.exists():
         origin = str(path.resolve()) if path.exists() else None
