@@ -10,12 +10,16 @@ signature looks for.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 
 import trafilatura
 
 from bot.text.inputs import decode_bytes
+
+# Its warnings ("discarding data: None") repeat, less clearly, what PageProblem says per file.
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
 
 # Pages shorter than this after extraction are menus, link lists or empty shells.
 MIN_MAIN_TEXT = 80
