@@ -97,6 +97,12 @@ class Settings(BaseSettings):
                                "largest JSONL file `eval` reads, bytes", ge=1)
     max_article_bytes: int = _env("TROUBLESHOOT_MAX_ARTICLE_BYTES", 2_000_000,
                                   "largest article `kb add` reads, bytes", ge=1)
+    max_import_bytes: int = _env("TROUBLESHOOT_MAX_IMPORT_BYTES", 512 << 20,
+                                 "largest .zip `kb add` reads (a wiki or Slack export), bytes: the file and, "
+                                 "unpacked, its members together", ge=1)
+    slack_export_names: Literal["display", "id"] = _env(
+        "TROUBLESHOOT_SLACK_EXPORT_NAMES", "display",
+        "who answered a thread imported by `kb add export.zip`: display names or user ids")
     stdin_idle_seconds: float = _env("TROUBLESHOOT_STDIN_IDLE_SECONDS", 10.0,
                                      "a pipe that sends nothing for this long without ending is an error "
                                      "(0: wait forever)", ge=0)

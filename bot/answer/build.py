@@ -84,11 +84,16 @@ def refuted_item(fix: RankedFix, lang: str) -> DeadEndItem:
                        refuted=True)
 
 
+def _solved(article: m.Article | None) -> bool:
+    return article is not None and article.solved
+
+
 def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
     found = [Source(title=s.title, url=s.url) for s in hit.entry.sources]
     # The article passages the question matched, in the asker's language first.
     articles = {a.id: a for a in kb.articles}
-    passages = sorted(hit.passages, key=lambda p: (p[0].lang != lang, -p[1]))
+    # A Slack thread marked solved before one that is not (articles without the mark keep their order).
+    passages = sorted(hit.passages, key=lambda p: (p[0].lang != lang, not _solved(articles.get(p[0].ref)), -p[1]))
     used: set[str] = set()  # one passage per article: the best one
     for chunk, _score in passages:
         article = articles.get(chunk.ref)
@@ -96,7 +101,12 @@ def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
             continue
         used.add(article.id)
         excerpt = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[:EXCERPT_CHARS - 1].rstrip() + "…"
-        found.append(Source(title=article.title, url=article.source, excerpt=excerpt))
+        source = Source(title=article.title, url=article.source, excerpt=excerpt)
+        if article.provenance != article.source:
+            source.provenance = article.provenance
+        if article.solved:
+            source.solved = True
+        found.append(source)
         if len(used) >= MAX_PASSAGES:
             break
     return found

@@ -72,6 +72,10 @@ class Source(Document):
     title: str
     url: str | None
     excerpt: str | Absent = ABSENT
+    # A team article's origin when its address does not say it: "#ml-help, 2026-03-02" for a
+    # Slack thread, the file it was added from (`kb add`); `solved` for a thread marked solved.
+    provenance: str | Absent = ABSENT
+    solved: bool | Absent = ABSENT
 
 
 @dataclass

@@ -7,7 +7,7 @@ import shutil
 import textwrap
 import unicodedata
 
-from bot.answer.document import AnswerDocument, WorkaroundItem
+from bot.answer.document import AnswerDocument, Source, WorkaroundItem
 from bot.text.scripts import BREAK_ANYWHERE
 from bot.text.ui import labels, t
 from bot.verify.report import Status
@@ -50,6 +50,17 @@ def _wrap(text: str, indent: str, width: int) -> list[str]:
 
 def _code(code: str | None, indent: str) -> list[str]:
     return [indent + "│ " + line for line in (code or "").rstrip("\n").split("\n")] if code else []
+
+
+def source_place(s: Source, L: dict[str, str]) -> str:
+    """Where a source is: its address, with a team article's origin ("#ml-help, 2026-03-02",
+    or the file it was added from) when the address does not say it."""
+    place = s.url or ""
+    if isinstance(s.provenance, str):
+        place = f"{s.provenance} ({s.url})" if s.url and "://" in s.url else s.provenance
+    if s.solved is True:
+        place += f", {L['thread_solved']}"
+    return place
 
 
 def rate_label(item: WorkaroundItem, L: dict[str, str]) -> str:
@@ -117,7 +128,7 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
         lines.append("")
         lines.append(L["sources"])
         for i, s in enumerate(best_match.sources, 1):
-            lines.append(f"  [{i}] {s.title} — {s.url}")
+            lines.append(f"  [{i}] {s.title} — {source_place(s, L)}")
             if s.excerpt:
                 lines.extend(_wrap(f"“{s.excerpt}”", "      ", width))
     others = matches[1:top]

@@ -196,15 +196,33 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
     _common(lst)
     lst.set_defaults(handler="bot.cli.kb:list_entries")
-    add = _sub(kb_sub, "add", help="store raw or curated articles beside the entries",
-               description="Store raw (.txt/.md) or curated (front matter) articles; the language, the entries "
-                           "they are about and a title are detected and reported. Rejections go to stderr.",
+    add = _sub(kb_sub, "add", help="store articles: text, Markdown, saved web pages, folders, wiki or Slack exports",
+               description="Store raw (.txt/.md) or curated (front matter) articles, saved web pages (.html: the "
+                           "main text only), whole folders (recursively) and .zip exports: a Slack workspace export "
+                           "(one article per thread that answers an error) or a wiki export. The language, the "
+                           "entries they are about, a title and where each came from are detected and reported, "
+                           "file by file. Adding a changed file again replaces its article; --sync also removes "
+                           "the articles of files that are gone. Rejections go to stderr.",
                examples=["troubleshoot kb add notes/oom-on-a100.md --source https://example.org/post",
+                         "troubleshoot kb add saved/blog-post.html",
+                         "troubleshoot kb add runbooks/ --sync",
+                         "troubleshoot kb add slack-export.zip --channels ml-help,infra "
+                         "--workspace-url https://acme.slack.com",
                          "curl -s URL | troubleshoot kb add - --dry-run"],
-               settings=["TROUBLESHOOT_KNOWLEDGE_DIR", "TROUBLESHOOT_MAX_ARTICLE_BYTES"])
-    add.add_argument("files", nargs="+", metavar="FILE", help="article files; '-' reads one from stdin")
+               settings=["TROUBLESHOOT_KNOWLEDGE_DIR", "TROUBLESHOOT_MAX_ARTICLE_BYTES",
+                         "TROUBLESHOOT_MAX_IMPORT_BYTES", "TROUBLESHOOT_SLACK_EXPORT_NAMES"])
+    add.add_argument("files", nargs="+", metavar="FILE",
+                     help="article files, folders or .zip exports; '-' reads one article from stdin")
     add.add_argument("--source", help="where the text came from (URL); default file:<name>")
     add.add_argument("--dry-run", action="store_true", help="say what would be stored, write nothing")
+    add.add_argument("--sync", action="store_true",
+                     help="also remove the articles of files no longer in the folder or zip (and of threads "
+                          "no longer kept from a Slack export's channels)")
+    add.add_argument("--channels", help="a Slack export: only these channels (comma-separated names)")
+    add.add_argument("--names", choices=["display", "id"],
+                     help="a Slack export: who answered, by display name or user id "
+                          "(default: TROUBLESHOOT_SLACK_EXPORT_NAMES)")
+    add.add_argument("--workspace-url", help="a Slack export: https://TEAM.slack.com, for each thread's permalink")
     add.add_argument("--json", action="store_true", help="print a JSON list of the results")
     add.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
     _common(add)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.common import note, say_unrecorded
+from bot.cli.common import note, say_unrecorded, verbosity
 from bot.errors import ConfigurationError, InputError, Unavailable
 from bot.kb.loader import check_knowledge, errors_only
 from bot.verify.patches import registry
@@ -65,38 +65,43 @@ def list_entries(args: argparse.Namespace) -> int:
 
 
 def add(args: argparse.Namespace) -> int:
-    from bot.kb.add import add_file
+    from bot.kb.add import Options, add_inputs
     from bot.settings import get_settings
     from bot.text.inputs import read_bounded
 
     prog = "troubleshoot kb add"
     if args.files.count("-") > 1:
         raise ConfigurationError("'-' (stdin) may be given once")
+    if args.workspace_url and not args.workspace_url.startswith("https://"):
+        raise ConfigurationError(f"--workspace-url must be the workspace's https:// address, "
+                                 f"not {args.workspace_url!r}")
     kb, problems = check_knowledge(Path(args.dir) if args.dir else None)
     if errors_only(problems):
         note(prog, f"warning: {len(errors_only(problems))} problem(s) in the knowledge base; "
                    "run `troubleshoot kb check`")
-    results = []
-    for name in args.files:
-        if name == "-":
-            cfg = get_settings()
-            got = read_bounded("-", what="input", limit=cfg.max_article_bytes,
-                               setting="TROUBLESHOOT_MAX_ARTICLE_BYTES", idle_seconds=cfg.stdin_idle_seconds)
-            results.append(add_file(Path("stdin.md"), kb, source=args.source or "stdin", dry_run=args.dry_run,
-                                    raw=got.data))
-        else:
-            results.append(add_file(Path(name), kb, source=args.source, dry_run=args.dry_run))
+    stdin = None
+    if "-" in args.files:
+        cfg = get_settings()
+        stdin = read_bounded("-", what="input", limit=cfg.max_article_bytes, setting="TROUBLESHOOT_MAX_ARTICLE_BYTES",
+                             idle_seconds=cfg.stdin_idle_seconds).data
+    channels = {c.strip().lstrip("#") for c in args.channels.split(",") if c.strip()} if args.channels else None
+    opts = Options(source=args.source, dry_run=args.dry_run, sync=args.sync, channels=channels, names=args.names,
+                   workspace_url=args.workspace_url)
+    results = add_inputs(args.files, kb, opts, stdin=stdin)
     if args.json:
-        print(json.dumps([{
-            "file": str(r.source), "status": r.status, "stored_as": str(r.stored_as) if r.stored_as else None,
-            "language": r.language, "entries": r.entries, "evidence": r.evidence, "title": r.title, "reason": r.reason,
-        } for r in results], ensure_ascii=False, indent=2))
+        print(json.dumps([r.as_json() for r in results], ensure_ascii=False, indent=2))
     else:
+        skipped: dict[str, int] = {}
         for r in results:
             if r.status == "rejected":  # diagnostics on stderr; stdout has what was stored
                 print(f"{prog}: {r.describe()}", file=sys.stderr)
+            elif r.status == "skipped" and ":#" in str(r.source) and verbosity() < 2:
+                skipped[r.reason] = skipped.get(r.reason, 0) + 1  # a Slack export's threads: counted
             else:
-                print(("(dry run) " if args.dry_run and r.status == "stored" else "") + r.describe())
+                print(("(dry run) " if args.dry_run and r.status in ("stored", "replaced", "removed") else "")
+                      + r.describe())
+        for reason, count in sorted(skipped.items(), key=lambda kv: -kv[1]):
+            print(f"skipped {count} thread(s): {reason} (-v lists them)")
     if any(r.status == "rejected" for r in results):
         raise InputError("")  # each rejection is said above
     return 0

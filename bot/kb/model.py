@@ -186,10 +186,26 @@ class Article:
     entries: list[str] = yaml(IDS, factory=list)
     detected: bool = yaml(BOOL, False)  # language/entries were decided by `kb add`, not by a person
     added: str | None = yaml(STR, None)  # when `kb add` added it
+    # Where it came from (`kb add` fills these in; answers cite `provenance`):
+    origin: str | None = yaml(STR, None)  # the file it was made from; "export.zip:member" for one inside a zip
+    author: str | None = yaml(STR, None)  # as the page states it
+    published: str | None = yaml(STR, None)  # the page's date, or a Slack thread's (YYYY-MM-DD)
+    channel: str | None = yaml(STR, None)  # a Slack thread's channel, without '#'
+    answered_by: list[str] = yaml(STR_LIST, factory=list)  # a Slack thread: who replied (names or user ids)
+    solved: bool = yaml(BOOL, False)  # a Slack thread: a reply was marked ✅/👍 or says it solved it
     # Filled by the loader:
     id: str  # the file's path under knowledge/articles, without suffix
     body: str
     path: Path
+
+    @property
+    def provenance(self) -> str:
+        """Where a reader can find it: "#channel, date" for a Slack thread, else its address or file."""
+        if self.channel:
+            return f"#{self.channel}, {self.published}" if self.published else f"#{self.channel}"
+        if self.source.startswith(("http://", "https://")) or not self.origin:
+            return self.source
+        return self.origin
 
 
 @dataclass

@@ -219,14 +219,22 @@ def _dead_end_text(d: DeadEndItem, lang: str) -> str:
 
 def public_sources(sources: list[Source]) -> list[Source]:
     """Sources a reader can open: http(s) addresses. The team's own notes and files
-    (internal names, no address) are not listed."""
-    return [s for s in sources if isinstance(s.url, str) and s.url.startswith(("http://", "https://"))]
+    (internal names, no address) are not listed, except a thread of the team's own Slack
+    (its provenance "#channel, date" says where to find it)."""
+    return [s for s in sources if (isinstance(s.url, str) and s.url.startswith(("http://", "https://")))
+            or (isinstance(s.provenance, str) and s.provenance.startswith("#"))]
 
 
-def _source_line(i: int, s: Source) -> str:
+def _source_line(i: int, s: Source, lang: str) -> str:
     title = escape(s.title or s.url or "")
     # In a link, | and > would end the label or the link early.
-    return f"[{i}] <{s.url}|{title.replace('|', '/')}>" if s.url and "://" in s.url else f"[{i}] {title}"
+    line = f"[{i}] <{s.url}|{title.replace('|', '/')}>" if s.url and "://" in s.url else f"[{i}] {title}"
+    # A team article: where it came from ("#ml-help, 2026-03-02"), and whether the thread was marked solved.
+    if isinstance(s.provenance, str):
+        line += f" — {escape(s.provenance)}"
+    if s.solved is True:
+        line += f" ({t('thread_solved', lang)})"
+    return line
 
 
 def _notes(notes: list[str] | None, lang: str) -> list[Block]:
@@ -462,7 +470,8 @@ def details_blocks(answer: AnswerDocument) -> list[Block]:
             for n in best.version_notes))
     srcs = public_sources(best.sources)
     if srcs:
-        content += sections(f"*{t('sources', lang)}*\n" + "\n".join(_source_line(i, s) for i, s in enumerate(srcs, 1)))
+        content += sections(f"*{t('sources', lang)}*\n"
+                            + "\n".join(_source_line(i, s, lang) for i, s in enumerate(srcs, 1)))
     others = matches[1:]
     if others:
         content.append(context(f"{t('also', lang)}: " + "; ".join(

@@ -18,6 +18,12 @@ WORDS: dict[str, dict[str, str]] = {
                   "zh": "死胡同：看似正确但会失败的做法"},
     "leads_to": {"en": "raises instead", "ko": "대신 발생하는 오류", "zh": "改为报错"},
     "sources": {"en": "Sources", "ko": "출처", "zh": "来源"},
+    # a team thread (Slack export) whose reply was marked as the fix
+    "thread_solved": {"en": "marked solved", "ko": "해결로 표시됨", "zh": "已标记为解决"},
+    # a team thread stored as an article by `kb add export.zip` (bot/kb/slack_export.py)
+    "thread_question": {"en": "Question", "ko": "질문", "zh": "问题"},
+    "thread_reply": {"en": "Reply", "ko": "답변", "zh": "回复"},
+    "thread_asked_by": {"en": "asked by", "ko": "질문자", "zh": "提问者"},
     "confidence": {"en": "Confidence", "ko": "신뢰도", "zh": "置信度"},
     "evidence": {"en": "Evidence", "ko": "근거", "zh": "证据"},
     "also": {"en": "Also possible", "ko": "다른 후보", "zh": "其他候选"},

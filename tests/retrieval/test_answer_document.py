@@ -42,7 +42,9 @@ def test_the_model_keys_are_the_documented_contract():
     assert AnswerDocument.required_keys() == DESIGN_ASK + ADDED_ASK
     assert Match.keys() == DESIGN_MATCH + ADDED_MATCH + OPTIONAL_MATCH + SLACK_MATCH
     assert Match.required_keys() == DESIGN_MATCH + ADDED_MATCH
-    assert Source.required_keys() == ("title", "url") and Source.keys() == ("title", "url", "excerpt")
+    # an article passage adds its excerpt; a team article its provenance (and a thread's solved mark)
+    assert Source.required_keys() == ("title", "url")
+    assert Source.keys() == ("title", "url", "excerpt", "provenance", "solved")
 
 
 @pytest.mark.parametrize("lang", [None, "en", "ko", "zh"])
