@@ -12,6 +12,7 @@ from bot.contract import ABSENT
 from bot.evidence.display import RateSource, evidence_text, measured_rate, rate_text, refuted_text
 from bot.kb import model as m
 from bot.kb.links import public_page_url
+from bot.retrieval.chunks import Chunk
 from bot.retrieval.engine import Hit, SearchResult
 from bot.verify.versions import VersionTable
 from bot.answer.notices import look_for, no_error_notice, other_library_notice
@@ -100,16 +101,27 @@ def sources(hit: Hit, kb: m.KnowledgeBase, lang: str) -> list[Source]:
         if article is None or article.id in used:
             continue
         used.add(article.id)
-        excerpt = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[:EXCERPT_CHARS - 1].rstrip() + "…"
-        source = Source(title=article.title, url=article.source, excerpt=excerpt)
-        if article.provenance != article.source:
-            source.provenance = article.provenance
-        if article.solved:
-            source.solved = True
-        found.append(source)
+        found.append(article_source(article, chunk))
         if len(used) >= MAX_PASSAGES:
             break
     return found
+
+
+def article_source(article: m.Article, chunk: Chunk) -> Source:
+    """A passage of an article as a source: its excerpt, and where the article came from."""
+    excerpt = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[:EXCERPT_CHARS - 1].rstrip() + "…"
+    source = Source(title=article.title, url=article.source, excerpt=excerpt)
+    if article.provenance != article.source:
+        source.provenance = article.provenance
+    if article.solved:
+        source.solved = True
+    return source
+
+
+def team_sources(result: SearchResult, kb: m.KnowledgeBase) -> list[Source]:
+    """The team's own articles (about no entry) the question matched closely."""
+    articles = {a.id: a for a in kb.articles}
+    return [article_source(articles[chunk.ref], chunk) for chunk, _score in result.team if chunk.ref in articles]
 
 
 def match(hit: Hit, kb: m.KnowledgeBase, lang: str, rates: RateSource, asked: str = "") -> Match:
@@ -179,6 +191,7 @@ def answer_document(result: SearchResult, kb: m.KnowledgeBase, lang: str, top: i
         # the answer tier: what backs it; choices: a signature that fits several entries alike
         evidence=result.evidence if result.tier != DECLINE and result.evidence else ABSENT,
         wrapper=result.query.wrapper if result.query.wrapper and hits else ABSENT,
+        team_articles=team_sources(result, kb) if result.team else ABSENT,
     )
 
 

@@ -164,6 +164,9 @@ class AnswerDocument(Document):
     # the exception that only reported this one (ChildFailedError after a rank's own
     # traceback): the answer is about the cause (bot/retrieval/query.py WRAPPERS)
     wrapper: str | Absent = ABSENT
+    # the choices tier: the team's own articles about no entry that match closely (a Slack
+    # thread, a saved page), cited with where they came from; never a proven fix
+    team_articles: list[Source] | Absent = ABSENT
     # Slack, a choices answer: what a pick keeps for review (bot/evidence/learn.py
     # example_text: the error line or the asker's words, normalised, secrets redacted)
     question: str | Absent = ABSENT

@@ -80,14 +80,21 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
     lines: list[str] = []
     if data.declined in ("other-library", "no-error") and data.notice:
         return "\n".join(_wrap(("✗ " if data.declined == "other-library" else "? ") + data.notice, "", width))
-    if data.tier == "choices" and data.choices:
-        intro = L["choices_ambiguous"] if data.evidence == "signature" else L["choices_intro"]
-        lines.extend(_wrap("? " + intro, "", width))
-        for i, c in enumerate(data.choices, 1):
-            lines.append(f"  {i}. {c.title}  ({c.id} · {L['confidence']} {c.confidence:.2f})")
-            if c.line:
-                lines.extend(_wrap(c.line, "     ", width))
-        lines.extend(_wrap(L["choices_pick_cli"], "  ", width))
+    if data.tier == "choices" and (data.choices or data.team_articles):
+        if data.choices:
+            intro = L["choices_ambiguous"] if data.evidence == "signature" else L["choices_intro"]
+            lines.extend(_wrap("? " + intro, "", width))
+            for i, c in enumerate(data.choices, 1):
+                lines.append(f"  {i}. {c.title}  ({c.id} · {L['confidence']} {c.confidence:.2f})")
+                if c.line:
+                    lines.extend(_wrap(c.line, "     ", width))
+            lines.extend(_wrap(L["choices_pick_cli"], "  ", width))
+        if data.team_articles:
+            lines.extend(_wrap(("" if data.choices else "? ") + L["team_intro"], "", width))
+            for s in data.team_articles:
+                lines.append(f"  • {source_place(s, L)}: {s.title}")
+                if s.excerpt:
+                    lines.extend(_wrap(f"“{s.excerpt}”", "     ", width))
         lines.extend(_wrap(L["hint"], "  ", width))
         return "\n".join(lines)
     if not data.answered:

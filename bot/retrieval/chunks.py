@@ -149,8 +149,9 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 def article_chunks(article: m.Article, file: str) -> FileChunks:
     """Paragraphs cut into sentence groups; code blocks left out (they are not prose)."""
     out = FileChunks(file)
-    if not article.entries:
-        return out  # nothing to attribute its passages to
+    # An article about no entry (a team's own thread on its cluster's error) is indexed
+    # too: its passages count for no entry, and the engine offers it on its own
+    # (Engine.team_articles) when nothing else fits.
     lang = article.language if article.language in LANGUAGES else "en"
     body = _CODE_FENCE.sub("\n\n", article.body)
     seen: set[str] = set()

@@ -28,7 +28,7 @@ from bot.retrieval.index import IndexDamaged, IndexProblem, SearchIndex, build_i
 from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
 from bot.retrieval.query import Query, understand
 from bot.retrieval.scope import Scope, decline_reason, judge
-from bot.retrieval.tiers import ANSWER, Tiering, decide
+from bot.retrieval.tiers import ANSWER, CHOICES, TEAM_ARTICLE_FLOOR, Tiering, decide
 
 RETRIEVERS = ("hybrid",) + LEGS
 
@@ -65,6 +65,10 @@ class SearchResult:
     tier: str = "decline"
     evidence: str | None = None
     choices: list[Hit] = field(default_factory=list)
+    # passages of articles about no entry (the team's own threads and pages) that match
+    # the question closely, best first, one per article: offered beside (or instead of)
+    # choices, never as the answer
+    team: list[tuple[Chunk, float]] = field(default_factory=list)
 
     @property
     def best(self) -> Hit | None:
@@ -138,17 +142,34 @@ class Engine:
         guard = calibration.guard(model, hits[0].entry_id, feats) if model is not None and hits else None
         confident = bool(hits) and hits[0].confidence >= threshold and guard is None
         declined = decline_reason(scope, confident, query)
-        tiering = self.tiering(hits, legs, declined, scope, query)
+        team = self.team_articles(legs) if scope.kind != "other-library" else []
+        tiering = self.tiering(hits, legs, declined, scope, query, team=bool(team))
         if tiering.tier != ANSWER and declined is None:
             declined = "not-sure"  # confident, but only similarity backs it, or two entries alike
         return SearchResult(query=query, hits=hits, answered=tiering.tier == ANSWER, retriever=retriever,
                             legs=legs, declined=declined, scope=scope, guard=guard, tier=tiering.tier,
-                            evidence=tiering.evidence, choices=tiering.choices)
+                            evidence=tiering.evidence, choices=tiering.choices,
+                            team=team if tiering.tier == CHOICES else [])
 
     def tiering(self, hits: list[Hit], legs: dict[str, LegResult], declined: str | None, scope: Scope,
-                query: Query) -> Tiering:
+                query: Query, team: bool = False) -> Tiering:
         return decide(hits, legs, self.index.chunks, declined=declined, scope_kind=scope.kind,
-                      text=query.cleaned.text, chained=query.parsed.chained)
+                      text=query.cleaned.text, chained=query.parsed.chained, team=team)
+
+    def team_articles(self, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
+        """Passages of articles about no entry whose cosine to the question reaches
+        TEAM_ARTICLE_FLOOR: the best passage of each article, best article first, at most 2."""
+        dense = legs.get("dense")
+        if dense is None:
+            return []
+        best: dict[str, tuple[Chunk, float]] = {}
+        for ci, score in dense.chunk_scores.items():
+            chunk = self.index.chunks[ci]
+            if chunk.kind != "article" or chunk.entries or score < TEAM_ARTICLE_FLOOR:
+                continue
+            if score > best.get(chunk.ref, (chunk, -1.0))[1]:
+                best[chunk.ref] = (chunk, round(score, 4))
+        return sorted(best.values(), key=lambda pair: -pair[1])[:2]
 
     def _passages(self, entry_id: str, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
         """Article passages about this entry that the query matched, best first."""

@@ -39,6 +39,12 @@ CHOICE_FLOOR_WORDS = 0.6
 # Cosine of the query to one of the entry's example messages that counts as the same
 # message (the wording differs only in names and numbers). Chosen on eval/dev.
 EXAMPLE_EXACT = 0.93
+# Cosine of the question to a passage of an article about no entry (a team's own thread
+# or page) that makes it worth offering when nothing else fits. On eval/dev/real.jsonl
+# against the shipped articles as stand-ins: posts about something else (no error,
+# another library, PyTorch errors they are not about) reach 0.6 in 1 of 327, posts about
+# their errors in 6 of 39.
+TEAM_ARTICLE_FLOOR = 0.6
 # Signature scores differ by the matched length (a longer pattern is more specific,
 # bot/retrieval/legs.py): within 5 characters two entries claim the message alike.
 SIGNATURE_TIE = 0.005
@@ -101,7 +107,18 @@ def offered(hits: list, floor: float = CHOICE_FLOOR) -> list:
 
 
 def decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | None, scope_kind: str,
-           text: str, chained: bool = False) -> Tiering:
+           text: str, chained: bool = False, team: bool = False) -> Tiering:
+    """`team`: an article about no entry matches the question closely (Engine.team_articles):
+    what would be declined for want of a candidate becomes choices showing it."""
+    tiering = _decide(hits, legs, chunks, declined=declined, scope_kind=scope_kind, text=text, chained=chained)
+    if team and tiering.tier == DECLINE and tiering.reason in ("not-covered", "no-error") and \
+            not is_greeting(text) and (scope_kind != "no-error" or describes_error(text)):
+        return Tiering(CHOICES, reason="team-article")
+    return tiering
+
+
+def _decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | None, scope_kind: str,
+            text: str, chained: bool = False) -> Tiering:
     """The tier of a search result. `declined` is the scope's verdict before tiers
     (bot/retrieval/scope.py decline_reason: other-library, no-error, not-covered or None
     for a confident best entry); `scope_kind` is pytorch, no-error or other-library."""

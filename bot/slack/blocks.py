@@ -322,19 +322,33 @@ def _unsure(answer: AnswerDocument, lang: str, answer_id: int, votes: tuple[int,
 
 def _choices(answer: AnswerDocument, lang: str, answer_id: int, content: list[Block],
              notes: list[str] | None) -> Message:
-    """Up to three candidates, one line each, a button each: "is it one of these?"."""
-    # a signature behind choices: the error's text fits several entries alike
-    intro = t("choices_ambiguous", lang) if answer.evidence == "signature" else t("choices_intro", lang)
-    lines = [f"{i}. *{escape(tidy(c.title) or c.id)}*" + (f" — {escape(first_sentence(c.line))}" if c.line else "")
-             for i, c in enumerate(answer.choices, 1)]
-    content += sections(escape(intro) + "\n" + "\n".join(lines) + "\n_" + t("choices_pick_slack", lang) + "_")
+    """Up to three candidates, one line each, a button each: "is it one of these?"; and
+    the team's own articles that match (cited, no button: they are not entries)."""
+    parts = []
+    if answer.choices:
+        # a signature behind choices: the error's text fits several entries alike
+        intro = t("choices_ambiguous", lang) if answer.evidence == "signature" else t("choices_intro", lang)
+        lines = [f"{i}. *{escape(tidy(c.title) or c.id)}*" + (f" — {escape(first_sentence(c.line))}" if c.line
+                                                               else "")
+                 for i, c in enumerate(answer.choices, 1)]
+        parts.append(escape(intro) + "\n" + "\n".join(lines) + "\n_" + t("choices_pick_slack", lang) + "_")
+    team = answer.team_articles if isinstance(answer.team_articles, list) else []
+    if team:
+        parts.append(escape(t("team_intro", lang)) + "\n" + "\n".join(
+            _source_line(i, s, lang) + (f"\n> {escape(first_sentence(s.excerpt))}"
+                                        if isinstance(s.excerpt, str) else "")
+            for i, s in enumerate(team, 1)))
+    content += sections("\n\n".join(parts))
     content += _notes(notes, lang)
-    buttons = ActionsBlock(block_id=f"choices-{answer_id}", elements=[
-        ButtonElement(text=PlainTextObject(text=f"{i}. {tidy(c.title) or c.id}"[:75], emoji=False),
-                      action_id=PICK_ACTIONS[i - 1], value=f"{answer_id}:{i}")
-        for i, c in enumerate(answer.choices[:len(PICK_ACTIONS)], 1)])
-    tail = [buttons, context(f"{t('ref', lang)} A{answer_id}")]
-    summary = t("choices_intro", lang) + " " + "; ".join(tidy(c.title) or c.id for c in answer.choices)
+    tail: list[Block] = []
+    if answer.choices:
+        tail.append(ActionsBlock(block_id=f"choices-{answer_id}", elements=[
+            ButtonElement(text=PlainTextObject(text=f"{i}. {tidy(c.title) or c.id}"[:75], emoji=False),
+                          action_id=PICK_ACTIONS[i - 1], value=f"{answer_id}:{i}")
+            for i, c in enumerate(answer.choices[:len(PICK_ACTIONS)], 1)]))
+    tail.append(context(f"{t('ref', lang)} A{answer_id}"))
+    named = [tidy(c.title) or c.id for c in answer.choices] + [s.title for s in team]
+    summary = (t("choices_intro", lang) if answer.choices else t("team_intro", lang)) + " " + "; ".join(named)
     return Message(text=fallback(summary), blocks=fit_blocks(content, tail, lang))
 
 
@@ -368,7 +382,7 @@ def answer_message(answer: AnswerDocument, *, answer_id: int, votes: tuple[int, 
         content += _notes(notes, lang)
         tail = [context(f"{t('ref', lang)} A{answer_id}")]
         return Message(text=fallback(answer.notice), blocks=fit_blocks(content, tail, lang))
-    if answer.tier == "choices" and answer.choices:
+    if answer.tier == "choices" and (answer.choices or answer.team_articles):
         return _choices(answer, lang, answer_id, content, notes)
     if not answer.answered or not matches:
         return _unsure(answer, lang, answer_id, votes, private, content, notes)
@@ -413,7 +427,7 @@ def minimal_answer_message(answer: AnswerDocument, *, answer_id: int, votes: tup
     its code) and the buttons. Still the fix, still the buttons."""
     lang = answer.language or "en"
     matches = answer.matches
-    if answer.tier == "choices" and answer.choices:
+    if answer.tier == "choices" and (answer.choices or answer.team_articles):
         return _choices(answer, lang, answer_id, [], None)
     if not answer.answered or not matches:
         return Message(text=fallback(t("not_sure", lang)), blocks=sections(t("not_sure", lang)))

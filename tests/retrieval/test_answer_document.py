@@ -20,7 +20,7 @@ ADDED_MATCH = ("page_url",)  # always there (null unless TROUBLESHOOT_PUBLIC_URL
 OPTIONAL_MATCH = ("versions_measured",)  # only where `kb verify --torch` measured versions
 # Declared extras, never in a pasted error's `ask --json` (bot/answer/document.py):
 TIER_ASK = ("evidence",)  # the answer tier only: what backs it (bot/retrieval/tiers.py)
-WRAPPER_ASK = ("wrapper",)  # a cause answered through its wrapper (ChildFailedError)
+WRAPPER_ASK = ("wrapper", "team_articles")  # a cause answered through its wrapper; the team's own articles
 SLACK_ASK = ("question",)  # Slack, a choices answer: what a pick keeps for review
 CODE_ASK = ("input", "run", "undefined", "note", "verification", "verified_fixes", "seconds")  # a code question's
 SLACK_MATCH = ("diagnosis", "version_notes")  # what the Slack details add (slack/services/enrich.py)

@@ -154,3 +154,45 @@ def test_a_wrapper_is_answered_by_its_cause_and_named(use_fixture_env, engine):
     doc = answer(RANK_OOM)
     assert doc.as_json()["wrapper"].endswith("ChildFailedError")
     assert "Reported through torch.distributed.elastic.multiprocessing.errors.ChildFailedError" in render_answer(doc)
+
+
+TEAM_THREAD = """---
+title: "scratch quota on the gpu cluster"
+language: en
+source: "https://acme.slack.com/archives/C0MLHELP/p1709337600000100"
+channel: ml-help
+published: "2026-03-02"
+solved: true
+---
+**Question** (by dana): my job dies with `ClusterQuotaError: scratch quota exceeded for user dana on /scratch/shared`
+right after the first checkpoint. Any idea?
+
+**Answer** (by lee): the shared scratch volume has a 500 GB per-user quota. Move old checkpoints to /archive with
+the archive-ckpt script and write new ones under /scratch/ephemeral, which is wiped weekly but has no quota.
+"""
+
+
+def test_a_team_thread_about_no_entry_is_offered_with_where_it_came_from(kb_copy, tmp_path, embedder):
+    from bot.answer.build import answer_document
+    from bot.answer.render import render_answer
+    from bot.evidence.rates import get_rate_source
+    from bot.kb.loader import load_knowledge
+    from bot.retrieval.engine import Engine
+    from bot.retrieval.index import build_index
+
+    (kb_copy / "articles" / "en").mkdir(parents=True, exist_ok=True)
+    (kb_copy / "articles" / "en" / "scratch-quota.md").write_text(TEAM_THREAD, encoding="utf-8")
+    index_dir = tmp_path / "index"
+    build_index(kb_copy, index_dir, embedder, progress=False, log=lambda msg: None)
+    engine = Engine.load(kb_copy, index_dir, embedder)
+    result = engine.search("ClusterQuotaError: scratch quota exceeded for user bob on /scratch/shared", top=3)
+    assert result.tier == CHOICES and not result.answered
+    assert [chunk.ref for chunk, _ in result.team][:1] == ["en/scratch-quota"]
+    doc = answer_document(result, load_knowledge(kb_copy), "en", 3, get_rate_source())
+    assert doc.team_articles and doc.team_articles[0].provenance == "#ml-help, 2026-03-02"
+    shown = render_answer(doc)
+    assert "From your team's own knowledge" in shown and "#ml-help, 2026-03-02" in shown
+    # an error the thread is not about gets nothing from it
+    other = engine.search("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                          "devices, cuda:0 and cpu!", top=3)
+    assert other.team == [] and other.tier == ANSWER
