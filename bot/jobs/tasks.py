@@ -37,6 +37,24 @@ from bot.verify.service import run_verification
 log = logging.getLogger("bot.jobs.worker")
 
 
+class NoTaskResult(logging.Filter):
+    """Celery logs every finished task with its return value ("Task ... succeeded in
+    1.2s: {...}"): for a verification that is the report, with the asker's program
+    output (their data, and a "Traceback" that log alerts would fire on). The line
+    keeps its task name, id and run time; the result is left out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, dict) and "return_value" in args:
+            record.args = {**args, "return_value": "(report not logged)"}
+        return True
+
+
+# celery.app.trace is the logger of that line (it is a child of "celery", whose handlers
+# Celery sets up; a logger's filters stay through that set-up).
+logging.getLogger("celery.app.trace").addFilter(NoTaskResult())
+
+
 class WorkerConfig:
     """Set by `troubleshoot worker` in the main process before the pool forks."""
 
@@ -130,7 +148,7 @@ def register(app, settings: JobSettings) -> None:
     @app.task(name=TASK_NAME, bind=True, shared=False, acks_late=True, reject_on_worker_lost=False,
               retry_on_worker_lost=True, max_retries=MAX_STARTS - 1, default_retry_delay=0,
               soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit,
-              resultrepr_maxsize=300)  # the log line of a finished job: not the whole report
+              resultrepr_maxsize=64)  # never logged anyway (NoTaskResult)
     def verify(self, code: str, fixed_code: str | None = None, lang: str = "en", torch: str | None = None) -> dict:
         return run_job(self, settings, code, fixed_code, lang, torch)
 

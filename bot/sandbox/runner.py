@@ -242,7 +242,8 @@ class Sandbox:
     def host_facts(self, run: Launched) -> dict:
         """The run's environment as the host sees it (never as the snippet says)."""
         layout, gpu_plan = run.layout, run.gpu_plan
-        return facts.environment(layout.site_packages or [layout.python_prefix],
+        return facts.environment(facts.torch_site_dirs(layout.site_packages, layout.python_prefix,
+                                                       layout.python_version),
                                  gpu_index=gpu_plan.index if gpu_plan else None,
                                  cuda_visible=run.env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
                                  driver_dir=self.gpu_driver_dir)

@@ -209,3 +209,73 @@ def test_bot_service_starts_and_answers_its_health_check(compose, redis_url, tmp
             proc.kill()
         log.close()
         fake.stop()
+
+
+# --- the images ------------------------------------------------------------------------------
+
+DOCKERFILES = {"bot": REPO / "docker" / "bot.Dockerfile", "gpu-worker": REPO / "docker" / "worker.Dockerfile"}
+
+
+def dockerignored(path: str) -> bool:
+    """.dockerignore's rules for one path of the build context: the last pattern that
+    matches the path (or a folder above it) decides; `!` lets it in again."""
+    import fnmatch
+
+    ignored = False
+    parts = path.split("/")
+    for raw in (REPO / ".dockerignore").read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        keep = line.startswith("!")
+        pattern = line.lstrip("!").rstrip("/").removeprefix("**/")
+        anywhere = line.lstrip("!").startswith("**/")
+        candidates = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        if anywhere:
+            candidates += parts
+        if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
+            ignored = not keep
+    return ignored
+
+
+@pytest.mark.parametrize("service", sorted(DOCKERFILES))
+def test_images_build_from_any_index_with_dependencies_before_the_code(service):
+    text = DOCKERFILES[service].read_text()
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    for arg in ("TORCH_VERSION", "TORCH_INDEX_URL", "PIP_INDEX_URL"):
+        assert any(line.startswith(f"ARG {arg}=") for line in lines), f"{service}: no build argument {arg}"
+    torch_install = next(i for i, line in enumerate(lines) if "pip install \"torch==" in line)
+    assert '--index-url "${TORCH_INDEX_URL}"' in lines[torch_install]
+    assert "download.pytorch.org" not in "\n".join(lines[torch_install:])  # only as the argument's default
+    deps = next(i for i, line in enumerate(lines) if "deps.py" in line and line.startswith("RUN"))
+    code = next(i for i, line in enumerate(lines) if line.startswith("COPY bot"))
+    assert torch_install < deps < code, f"{service}: dependencies must be installed before the code is copied"
+    assert any("pip install --no-deps -e ." in line for line in lines[code:])
+
+
+def test_deps_lists_every_dependency_but_torch(tmp_path):
+    out = subprocess.run([sys.executable, str(REPO / "docker" / "deps.py"), "postgres"], cwd=REPO,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    listed = out.stdout.split()
+    assert not [r for r in listed if r.startswith("torch=")]
+    wanted = project["dependencies"] + project["optional-dependencies"]["postgres"]
+    assert set(listed) == {r.replace(" ", "") for r in wanted if not r.startswith("torch=")}
+    bad = subprocess.run([sys.executable, str(REPO / "docker" / "deps.py"), "gpu"], cwd=REPO,
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode != 0 and "no extra 'gpu'" in bad.stderr
+
+
+def test_dockerignore_keeps_secrets_and_local_builds_out_of_the_context():
+    for path in (".env", ".venv/bin/python", "index/faiss.index", "var/troubleshoot.db", ".git/HEAD",
+                 "tests/conftest.py", "bot/__pycache__/x.pyc"):
+        assert dockerignored(path), f"{path} would be sent to the Docker daemon"
+    for dockerfile in DOCKERFILES.values():
+        for line in dockerfile.read_text().splitlines():
+            if line.startswith("COPY ") and "--from" not in line:
+                for src in line.split()[1:-1]:
+                    assert not dockerignored(src), f"{dockerfile.name} copies {src}, which .dockerignore leaves out"
+    assert not dockerignored("bot/sandbox/runner.py") and not dockerignored("knowledge/pytorch")
