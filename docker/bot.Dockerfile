@@ -4,12 +4,12 @@
 # Build arguments, for sites that cannot reach the public indexes (a mirror, a proxy):
 #   TORCH_VERSION     torch to install (default the pin in pyproject.toml)
 #   TORCH_INDEX_URL   where torch's wheels come from (default PyTorch's CPU index)
-#   PIP_INDEX_URL     where every other package comes from (default PyPI)
+#   PYPI_INDEX_URL    where every other package comes from (default PyPI)
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
-ARG PIP_INDEX_URL=https://pypi.org/simple
+ARG PYPI_INDEX_URL=https://pypi.org/simple
 # torch first, from a CPU wheel index: the pin in pyproject.toml alone would pull the
 # multi-GB CUDA build from PyPI, which the bot never uses.
 ARG TORCH_VERSION=2.13.0
@@ -20,7 +20,7 @@ WORKDIR /app
 # The dependencies before the code: this layer is rebuilt only when pyproject.toml changes.
 COPY pyproject.toml docker/deps.py ./
 RUN python deps.py postgres > /tmp/requirements.txt \
- && pip install --index-url "${PIP_INDEX_URL}" -r /tmp/requirements.txt \
+ && pip install --index-url "${PYPI_INDEX_URL}" -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt deps.py
 
 COPY README.md ./

@@ -6,7 +6,7 @@
 #   TORCH_VERSION     torch to install (default the pin in pyproject.toml)
 #   TORCH_CUDA        the CUDA variant of torch's wheel (default cu128; `cpu` for a CPU-only worker)
 #   TORCH_INDEX_URL   where torch's wheels come from (default PyTorch's index for TORCH_CUDA)
-#   PIP_INDEX_URL     where every other package comes from (default PyPI)
+#   PYPI_INDEX_URL    where every other package comes from (default PyPI)
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -20,20 +20,21 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap procps gcc g++ libc6-dev \
  && rm -rf /var/lib/apt/lists/*
 
-ARG PIP_INDEX_URL=https://pypi.org/simple
+ARG PYPI_INDEX_URL=https://pypi.org/simple
 # A CUDA build of torch. The wheel brings its own CUDA runtime libraries; the driver
 # (libcuda) comes from the host through the NVIDIA Container Toolkit. Pick the CUDA
 # variant your host driver supports (see `nvidia-smi`, top right).
 ARG TORCH_VERSION=2.13.0
 ARG TORCH_CUDA=cu128
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/${TORCH_CUDA}
-RUN pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"
+# Empty: PyTorch's own index for TORCH_CUDA.
+ARG TORCH_INDEX_URL=
+RUN pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/${TORCH_CUDA}}"
 
 WORKDIR /app
 # The dependencies before the code: this layer is rebuilt only when pyproject.toml changes.
 COPY pyproject.toml docker/deps.py ./
 RUN python deps.py > /tmp/requirements.txt \
- && pip install --index-url "${PIP_INDEX_URL}" -r /tmp/requirements.txt \
+ && pip install --index-url "${PYPI_INDEX_URL}" -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt deps.py
 
 COPY README.md ./

