@@ -143,3 +143,53 @@ def test_run_without_gpu_sees_no_nvidia_nodes(sandbox, fake_host, run_dir_base):
     seen = json.loads(r.output)
     assert seen["dev"] == [] and seen["cvd"] == ""
     assert r.environment["gpu"] is None
+
+
+def test_a_gpu_run_gets_more_cpu(sandbox, fake_host, run_dir_base, cgroup_group):
+    from bot.settings import sandbox_gpu_cpus
+
+    box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
+                  run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)
+    on_gpu = box.run("pass", limits=LIMITS, gpu="0")
+    on_cpu = box.run("pass", limits=LIMITS)
+    cpu_lines = [line for line in on_cpu.limits if line.startswith("cpu ")]
+    if not any("(cgroup" in line for line in cpu_lines):
+        pytest.skip(f"no cgroup cpu controller here: {cpu_lines}")
+    assert any(line.startswith("cpu 1 CPU (cgroup") for line in on_cpu.limits), on_cpu.limits
+    assert any(line.startswith(f"cpu {sandbox_gpu_cpus():g} CPU (cgroup") for line in on_gpu.limits), on_gpu.limits
+
+
+def test_the_canary_fails_in_a_real_sandbox_without_a_real_gpu(sandbox, fake_host, run_dir_base, cgroup_group):
+    """The canary's program in the real sandbox on a fake GPU: the torch here cannot use
+    it, and the canary says so; a GPU without its node is a GpuError, caught and named."""
+    from bot.sandbox.canary import check_gpu
+
+    box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
+                  run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)
+    health = check_gpu("1", run=box.run)
+    assert not health.ok
+    assert "CPU build" in health.why or "CUDA is not available" in health.why, health
+    missing = check_gpu("7", run=box.run)
+    assert not missing.ok and "nvidia7 does not exist" in missing.why, missing
+
+
+def test_the_zygote_check_sees_open_gpu_descriptors(tmp_path):
+    """harness._preload calls forking unsafe once any descriptor is open on an NVIDIA node
+    (what is_available()/device_count() leave behind, with is_initialized() still False)."""
+    import importlib.util
+
+    from bot.sandbox.runner import HARNESS_SOURCE
+
+    spec = importlib.util.spec_from_file_location("sandbox_harness_under_test", HARNESS_SOURCE)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    assert harness._preload([], None)["unsafe"] is None
+    node = tmp_path / "dev" / "nvidiactl"
+    node.parent.mkdir()
+    node.write_text("")
+    with open(node) as held:
+        assert harness._gpu_fds() == [str(node)]
+        unsafe = harness._preload([], None)["unsafe"]
+        assert unsafe and "opened the GPU's device nodes" in unsafe and str(node) in unsafe
+        assert held.fileno() > 2
+    assert harness._gpu_fds() == []
