@@ -175,21 +175,32 @@ def test_the_canary_fails_in_a_real_sandbox_without_a_real_gpu(sandbox, fake_hos
 
 def test_the_zygote_check_sees_open_gpu_descriptors(tmp_path):
     """harness._preload calls forking unsafe once any descriptor is open on an NVIDIA node
-    (what is_available()/device_count() leave behind, with is_initialized() still False)."""
-    import importlib.util
+    (what is_available()/device_count() leave behind, with is_initialized() still False).
+    In a fresh process: the suite's own threads would make _preload unsafe for another reason."""
+    import subprocess
+    import sys
 
     from bot.sandbox.runner import HARNESS_SOURCE
 
-    spec = importlib.util.spec_from_file_location("sandbox_harness_under_test", HARNESS_SOURCE)
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
-    assert harness._preload([], None)["unsafe"] is None
     node = tmp_path / "dev" / "nvidiactl"
     node.parent.mkdir()
     node.write_text("")
-    with open(node) as held:
-        assert harness._gpu_fds() == [str(node)]
-        unsafe = harness._preload([], None)["unsafe"]
-        assert unsafe and "opened the GPU's device nodes" in unsafe and str(node) in unsafe
-        assert held.fileno() > 2
-    assert harness._gpu_fds() == []
+    program = (
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('harness_under_test', sys.argv[1])\n"
+        "h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)\n"
+        "before = (h._gpu_fds(), h._preload([], None)['unsafe'])\n"
+        "held = open(sys.argv[2])\n"
+        "during = (h._gpu_fds(), h._preload([], None)['unsafe'])\n"
+        "held.close()\n"
+        "print(json.dumps({'before': before, 'during': during, 'after': h._gpu_fds()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program, str(HARNESS_SOURCE), str(node)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["before"] == [[], None]
+    fds, unsafe = seen["during"]
+    assert fds == [str(node)]
+    assert unsafe and "opened the GPU's device nodes" in unsafe and str(node) in unsafe
+    assert seen["after"] == []
