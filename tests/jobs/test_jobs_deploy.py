@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 import yaml
@@ -410,3 +411,45 @@ def test_a_sandboxed_run_makes_only_calls_the_profile_allows(sandbox_ok, tmp_pat
     conditional = {n for rule in profile["syscalls"] if rule.get("args") for n in rule["names"]}
     refused = used - allowed_calls(profile) - conditional - {"clone3"}
     assert refused <= {"mbind", "get_mempolicy", "set_mempolicy"}, sorted(refused)
+
+
+SECCOMP_EXEC = REPO / "tests" / "jobs" / "seccomp_exec.py"
+UNDER_PROFILE = (
+    "import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "print('keyctl', libc.syscall(250, 0, 0, 0, 0, 0), ctypes.get_errno())\n"  # refused: EPERM
+    "from bot.sandbox import run_snippet\n"
+    "from bot.sandbox.warm import WarmRunner\n"
+    "code = 'import torch; print(torch.ones(3).sum().item())'\n"
+    "print('cold', run_snippet(code).exit_reason)\n"
+    "with WarmRunner(preload=['torch']) as run:\n"
+    "    r = run(code)\n"
+    "print('warm', r.exit_reason, r.output.strip(), len(r.notes or []))\n"
+)
+
+
+def run_under(profile: Path) -> subprocess.CompletedProcess:
+    system_python = shutil.which("python3", path="/usr/bin")
+    probe = subprocess.run([system_python or "/usr/bin/python3", "-c", "import seccomp"], capture_output=True)
+    if system_python is None or probe.returncode != 0:
+        pytest.skip("libseccomp's Python binding is not installed (Debian: apt-get install python3-seccomp)")
+    return subprocess.run([system_python, str(SECCOMP_EXEC), str(profile), sys.executable, "-c", UNDER_PROFILE],
+                          cwd=REPO, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.slow
+def test_the_sandbox_works_under_the_workers_seccomp_profile(sandbox_ok, tmp_path):
+    """The profile loaded by libseccomp as Docker loads it, around a process that runs a
+    cold and a warm sandboxed torch run; without bwrap's extra calls the sandbox cannot
+    start (so the profile is what let it)."""
+    out = run_under(SECCOMP)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "keyctl -1 1" in out.stdout  # the filter was in force: a call outside the list got EPERM
+    assert "cold ok" in out.stdout and "warm ok 3.0 0" in out.stdout, out.stdout  # warm: no fallback note
+    narrower = seccomp_profile()
+    for rule in narrower["syscalls"]:
+        rule["names"] = [n for n in rule["names"] if n not in BWRAP_NEEDS - {"clone"}]
+    (tmp_path / "narrower.json").write_text(json.dumps(narrower))
+    refused = run_under(tmp_path / "narrower.json")
+    assert refused.returncode != 0 and "cannot create namespaces here" in refused.stderr, refused.stderr[-2000:]
