@@ -131,6 +131,9 @@ class Settings(BaseSettings):
     sandbox_cpus: float = _env("TROUBLESHOOT_SANDBOX_CPUS", 1.0,
                                "CPU bandwidth of one sandboxed run, in CPUs (cgroup cpu.max / cfs quota)",
                                gt=0, le=1024)
+    sandbox_gpu_cpus: float = _env("TROUBLESHOOT_SANDBOX_GPU_CPUS", 4.0,
+                                   "the least CPU bandwidth of a run on a GPU, in CPUs (its kernel launches, data "
+                                   "loading and torch.compile need more than a CPU run's share)", gt=0, le=1024)
     sandbox_rlimit_fallback: bool = _env(
         "TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK", False,
         "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
@@ -290,6 +293,10 @@ def embedder_name() -> str:
 
 def sandbox_cpus() -> float:
     return get_settings().sandbox_cpus
+
+
+def sandbox_gpu_cpus() -> float:
+    return get_settings().sandbox_gpu_cpus
 
 
 def sandbox_rlimit_fallback() -> bool:
