@@ -38,6 +38,7 @@ from bot.contract import Absent
 from bot.evidence.db import get_store
 from bot.evidence.rates import evidence_changed
 from bot.evidence.signature import question_signature
+from bot.evidence.learn import note_example
 from bot.kb.loader import current_knowledge
 from bot.logs import redact
 from bot.settings import get_settings
@@ -315,8 +316,6 @@ def record_pick(text: str, entry_id: str, language: str | None, *, source: str =
     """An asker tied this question to this entry (a pick among choices, a 👍): kept as a
     pending example for `troubleshoot kb learn` (bot/evidence/learn.py). Never raises:
     a store that cannot be written costs the example, not the answer."""
-    from bot.evidence.learn import note_example
-
     try:
         return note_example(_store(store), text, entry_id, language, source=source)
     except Exception as exc:  # noqa: BLE001
