@@ -98,15 +98,10 @@ def serve(args: argparse.Namespace) -> int:
     start_warm_up(ctx)
 
     stop_requested = threading.Event()
-
-    def on_stop(_signum: int, _frame: FrameType | None) -> None:
-        stop_requested.set()
-
-    signal.signal(signal.SIGTERM, on_stop)
-    signal.signal(signal.SIGINT, on_stop)
     budget = get_settings().stop_seconds
 
     if socket_mode:
+        _on_stop(stop_requested)
         handler = start_socket_mode(app, settings.app_token, ctx)
         start_retention_sweeps(ctx.store)
         handler.connect()
@@ -122,14 +117,16 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         server = make_http_server(app, ctx, args.host, args.port, threads=getattr(args, "workers", None) or 8)
-    except OSError as exc:  # the port is taken, the address is not this machine's, the name does not resolve
-        reason = exc.strerror or str(exc)
+    except (OSError, ValueError) as exc:  # the port is taken, the address is not this machine's, the name
+        reason = getattr(exc, "strerror", None) or str(exc)  # does not resolve (waitress: ValueError)
         raise ConfigurationError(f"cannot listen on {args.host}:{args.port} ({reason}); "
                                  "choose another --port or --host") from None
     start_retention_sweeps(ctx.store)
     host, port = str(server.server_address[0]), server.server_address[1]
     # Tests start the bot on port 0 and read the real port from this line.
     print(f"troubleshoot: listening on http://{host}:{port}{EVENTS_PATH}", flush=True)
+
+    _on_stop(stop_requested)
 
     def drain() -> None:
         stop_requested.wait()
@@ -145,6 +142,16 @@ def serve(args: argparse.Namespace) -> int:
         server.server_close()
     _exit_now()
     return 0
+
+
+def _on_stop(stop_requested: threading.Event) -> None:
+    """SIGTERM (a deploy, an orchestrator) and Ctrl-C both start the graceful stop."""
+
+    def on_stop(_signum: int, _frame: FrameType | None) -> None:
+        stop_requested.set()
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
 
 
 def _exit_now() -> None:

@@ -7,6 +7,7 @@ import json
 import logging
 import urllib.parse
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable
 
@@ -14,6 +15,7 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot.settings import get_settings
 from bot.pages.site import KnowledgePages, handles as is_page
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
@@ -253,8 +255,6 @@ class HttpServer:
     def __init__(self, application, host: str, port: int, threads: int = HTTP_THREADS):
         from waitress.server import create_server
 
-        from bot.settings import get_settings
-
         cfg = get_settings()
         self._map: dict = {}
         self._server = create_server(application, map=self._map, host=host, port=port, threads=threads,
@@ -306,8 +306,6 @@ def start_socket_mode(app: App, app_token: str, ctx: BotContext | None = None):
             kind = kind_of(body, "application/json") if queue is not None and body else None
             if queue is None or kind is None or body is None:
                 return super().handle(client, req)
-            import time
-
             start = time.time()
             try:
                 work_id = queue.accept(body, "application/json", kind)

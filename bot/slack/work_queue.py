@@ -40,11 +40,16 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
 
 from slack_bolt.kwargs_injection import build_required_kwargs
+from slack_bolt.lazy_listener.internals import build_runnable_function
 from slack_bolt.lazy_listener.runner import LazyListenerRunner
 from slack_bolt.request import BoltRequest
 from slack_bolt.util.utils import get_arg_names_of_callable
+from sqlalchemy.exc import DBAPIError, DisconnectionError, TimeoutError as PoolTimeout
 
+from bot.backoff import ServiceUnavailable
 from bot.settings import get_settings
+from bot.slack.blocks import apology_message
+from bot.slack.services.slack_api import Where, post
 from bot.slack.services.errors import log_failure
 from bot.store.models import utcnow
 from bot.store.owed import DONE, FAILED, current_owner, work_owner
@@ -96,10 +101,6 @@ _GONE = re.compile(r"connect|closed|terminat|time(?:d )?out|locked|network|reset
 def is_transient(exc: BaseException) -> bool:
     """A store (or service) that stopped answering, as opposed to one that answered "no"
     (a missing table, a constraint): only the first is worth another attempt."""
-    from sqlalchemy.exc import DBAPIError, DisconnectionError, TimeoutError as PoolTimeout
-
-    from bot.backoff import ServiceUnavailable
-
     if isinstance(exc, (DisconnectionError, PoolTimeout, ServiceUnavailable, ConnectionError)):
         return True
     if isinstance(exc, DBAPIError):
@@ -128,8 +129,6 @@ class LazyRunner(LazyListenerRunner):
             except Exception as exc:  # noqa: BLE001 - judged by the replay
                 mode.errors.append(exc)
             return
-        from slack_bolt.lazy_listener.internals import build_runnable_function
-
         self.executor.submit(build_runnable_function(func=function, logger=self.logger, request=request))
 
 
@@ -352,9 +351,6 @@ class WorkQueue:
     def _apologise(self, row: OwedWork, ref: str) -> None:
         """The apology for work that failed for good and was not apologised for by its
         listener: in the event's thread, or to a command's response_url."""
-        from bot.slack.blocks import apology_message
-        from bot.slack.services.slack_api import Where, post
-
         where = None
         if row.kind == "event":
             question = self._question_of(row)
