@@ -71,6 +71,76 @@ class _Replay:
     errors: list[BaseException] = field(default_factory=list)
 
 
+@dataclass
+class Work:
+    """One owed request, as this process works on it."""
+    id: int
+    kind: str
+    content_type: str
+    body: str
+    attempts: int          # counting the one being made
+    replay: bool           # taken from the store (not the process that acked it, or not at once)
+
+    @classmethod
+    def of(cls, row: OwedWork) -> "Work":
+        return cls(row.id, row.kind, row.content_type, row.body, row.attempts, replay=True)
+
+
+@dataclass
+class _Pending:
+    request: tuple[str, str, str]
+    done: threading.Event = field(default_factory=threading.Event)
+    work_id: int | None = None
+    error: BaseException | None = None
+
+
+class _Recorder:
+    """Records requests in the store for the acks, several at a time: while one transaction
+    commits, the requests that arrive wait for the next, which takes them all (a burst of 50
+    acks is a few transactions, not 50 turns at the store's write lock)."""
+
+    def __init__(self, queue: "WorkQueue"):
+        self.queue = queue
+        self._pending: list[_Pending] = []
+        self._cond = threading.Condition()
+        threading.Thread(target=self._loop, name="work-recorder", daemon=True).start()
+
+    def record(self, request: tuple[str, str, str], timeout: float) -> int:
+        pending = _Pending(request)
+        with self._cond:
+            self._pending.append(pending)
+            self._cond.notify()
+        if not pending.done.wait(timeout):
+            raise TimeoutError("the store did not record the request in time")
+        if pending.error is not None:
+            raise pending.error
+        assert pending.work_id is not None
+        return pending.work_id
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: bool(self._pending))
+                batch, self._pending = self._pending, []
+            holder = None if self.queue.stopping else self.queue.holder
+            try:
+                ids = self.queue.ctx.store.record_works([p.request for p in batch], holder=holder,
+                                                        lease_seconds=self.queue.lease_seconds)
+            except Exception as exc:  # noqa: BLE001 - each ack says so (a 503: Slack retries)
+                for p in batch:
+                    p.error = exc
+                    p.done.set()
+                continue
+            if holder is not None:
+                with self.queue._lock:
+                    for p, work_id in zip(batch, ids, strict=True):
+                        self.queue._held[work_id] = None
+                        self.queue._fresh[work_id] = Work(work_id, *p.request, attempts=1, replay=False)
+            for p, work_id in zip(batch, ids, strict=True):
+                p.work_id = work_id
+                p.done.set()
+
+
 _ACK_ONLY = object()
 _mode: ContextVar[object | _Replay | None] = ContextVar("work_queue_mode", default=None)
 
@@ -166,10 +236,12 @@ class WorkQueue:
         self.holder = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
         self._lock = threading.Lock()
         self._held: dict[int, Future | None] = {}      # work id -> its run on the pool (None: not started)
+        self._fresh: dict[int, Work] = {}              # recorded here, held since: no need to take it again
         self._unfinished: dict[int, tuple[str, str | None]] = {}  # finishes the store did not take yet
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._recorder = _Recorder(self)
 
     # -- taking requests ------------------------------------------------------------------
     @property
@@ -180,13 +252,7 @@ class WorkQueue:
         """Record a request as owed, before it is acknowledged (raises when the store cannot
         take it: then it must not be acknowledged). While stopping, it is recorded for the
         next process and not held."""
-        holder = None if self.stopping else self.holder
-        work_id = self.ctx.store.record_work(kind=kind, content_type=content_type, body=body, holder=holder,
-                                             lease_seconds=self.lease_seconds)
-        if holder is not None:
-            with self._lock:
-                self._held[work_id] = None
-        return work_id
+        return self._recorder.record((kind, content_type, body), timeout=self.lease_seconds)
 
     def start(self, work_id: int) -> None:
         """Run recorded work on the pool (after its ack has gone out)."""
@@ -231,24 +297,28 @@ class WorkQueue:
 
     # -- one attempt ------------------------------------------------------------------------
     def _run(self, work_id: int) -> None:
+        with self._lock:
+            work = self._fresh.pop(work_id, None)
         try:
-            row = self.ctx.store.take_work(work_id, self.holder, self.lease_seconds)
+            if work is None:  # picked up from the store: take it (a write) and count the attempt
+                row = self.ctx.store.take_work(work_id, self.holder, self.lease_seconds)
+                work = Work.of(row) if row is not None else None
         except Exception as exc:  # noqa: BLE001 - the store is down: the lease runs out, then it is retried
             log.warning("could not take owed work W%s: %s", work_id, type(exc).__name__)
-            self._forget(work_id)
-            return
-        if row is None:
-            self._forget(work_id)
-            return
         try:
-            self._attempt(row)
+            if work is not None:
+                self._attempt(work)
         finally:
             self._forget(work_id)
 
-    def _attempt(self, row: OwedWork) -> None:
-        if row.attempts > 1 and row.kind == "event" and self._already_answered(row):
-            log.info("owed work W%s was answered before its process stopped", row.id)
-            self._finish(row.id, DONE)
+    def _attempt(self, row: Work) -> None:
+        try:
+            if row.replay and row.kind == "event" and self._already_answered(row):
+                log.info("owed work W%s was answered before its process stopped", row.id)
+                self._finish(row.id, DONE)
+                return
+        except Exception as exc:  # noqa: BLE001 - the store is down: try again later
+            self._again(row, f"{type(exc).__name__}", 1.0)
             return
         replay = _Replay(row.id, last_attempt=row.attempts >= self.attempts)
         mode_token, owner_token = _mode.set(replay), current_owner.set(work_owner(row.id))
@@ -268,18 +338,20 @@ class WorkQueue:
         error = replay.errors[0]
         what = f"{type(error).__name__}: {str(error).strip().splitlines()[0][:150] if str(error).strip() else ''}"
         if is_transient(error) and not replay.last_attempt:
-            delay = min(30.0, 1.0 * 2 ** (row.attempts - 1))
-            log.warning("owed work W%s attempt %d failed (%s); again in %.0f s", row.id, row.attempts, what, delay)
-            try:
-                self.ctx.store.release_work([row.id], self.holder, retry_at=utcnow() + timedelta(seconds=delay),
-                                            error=what)
-            except Exception:  # noqa: BLE001 - the store is down: the lease runs out instead
-                pass
-            self._wake.set()
+            self._again(row, what, min(30.0, 1.0 * 2 ** (row.attempts - 1)))
             return
         ref = log_failure(f"owed work W{row.id} ({row.kind}, attempt {row.attempts})", error)
         self._apologise(row, ref)
         self._finish(row.id, FAILED, what)
+
+    def _again(self, row: Work, what: str, delay: float) -> None:
+        log.warning("owed work W%s attempt %d failed (%s); again in %.0f s", row.id, row.attempts, what, delay)
+        try:
+            self.ctx.store.release_work([row.id], self.holder, retry_at=utcnow() + timedelta(seconds=delay),
+                                        error=what, attempts=row.attempts)
+        except Exception:  # noqa: BLE001 - the store is down: the lease runs out instead
+            pass
+        self._wake.set()
 
     def _finish(self, work_id: int, state: str, error: str | None = None) -> None:
         try:
@@ -305,7 +377,7 @@ class WorkQueue:
                 self._held.pop(work_id, None)
 
     # -- what a replay finds already done ----------------------------------------------------
-    def _question_of(self, row: OwedWork) -> tuple[str, str, str | None] | None:
+    def _question_of(self, row: Work) -> tuple[str, str, str | None] | None:
         """(channel, question ts, thread ts) of an event's message."""
         try:
             event = (json.loads(row.body).get("event") or {})
@@ -317,7 +389,7 @@ class WorkQueue:
             return None
         return event["channel"], event["ts"], event.get("thread_ts")
 
-    def _already_answered(self, row: OwedWork) -> bool:
+    def _already_answered(self, row: Work) -> bool:
         """The answer to this event's message is posted: its row has Slack's ts, or the
         message whose reference it bears is in the thread (posted, then the process died
         before it stored the ts). A "Looking this up…" left behind is taken away."""
@@ -348,7 +420,7 @@ class WorkQueue:
                     self.ctx.client.chat_delete(channel=channel, ts=message["ts"])
         return False
 
-    def _apologise(self, row: OwedWork, ref: str) -> None:
+    def _apologise(self, row: Work, ref: str) -> None:
         """The apology for work that failed for good and was not apologised for by its
         listener: in the event's thread, or to a command's response_url."""
         where = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.store.models import OwedWork, utcnow
@@ -39,14 +39,21 @@ class OwedWorkStore:
                     lease_seconds: float) -> int:
         """Record a request before it is acknowledged; held by `holder` (None: by nobody,
         for whichever process takes it first)."""
+        return self.record_works([(kind, content_type, body)], holder=holder, lease_seconds=lease_seconds)[0]
+
+    def record_works(self, requests: list[tuple[str, str, str]], *, holder: str | None,
+                     lease_seconds: float) -> list[int]:
+        """record_work for several (kind, content type, body) in one transaction: a burst of
+        acks takes the store's write lock a few times, not once each."""
         now = utcnow()
-        with self._session() as session:
-            row = OwedWork(kind=kind, content_type=content_type[:64], body=body, state=OWED, attempts=0,
-                           lease_owner=holder, lease_until=now + timedelta(seconds=lease_seconds) if holder else None,
-                           created_at=now)
-            session.add(row)
-            session.commit()
-            return row.id
+        until = now + timedelta(seconds=lease_seconds) if holder else None
+        values = [{"kind": kind, "content_type": content_type[:64], "body": body, "state": OWED, "attempts": 0,
+                   "lease_owner": holder, "lease_until": until, "created_at": now}
+                  for kind, content_type, body in requests]
+        # A Core INSERT ... RETURNING (no ORM objects): the acks wait on this, keep it lean.
+        with self.engine.begin() as conn:  # type: ignore[attr-defined]
+            ids = conn.execute(insert(OwedWork).returning(OwedWork.id, sort_by_parameter_order=True), values)
+            return [row[0] for row in ids]
 
     def take_work(self, work_id: int, holder: str, lease_seconds: float) -> OwedWork | None:
         """Hold the row for one attempt (counted); None when it is finished, held by
@@ -98,13 +105,16 @@ class OwedWorkStore:
             return bool(done.rowcount)
 
     def release_work(self, work_ids: list[int], holder: str, *, retry_at: datetime | None = None,
-                     error: str | None = None) -> int:
-        """Hand rows back: any process may take them (from `retry_at` on)."""
+                     error: str | None = None, attempts: int | None = None) -> int:
+        """Hand rows back: any process may take them (from `retry_at` on). `attempts`: the
+        attempts made so far, when the holder counted them itself."""
         if not work_ids:
             return 0
         values: dict = {"lease_owner": None, "lease_until": None, "not_before": retry_at}
         if error:
             values["last_error"] = error[:200]
+        if attempts is not None:
+            values["attempts"] = attempts
         with self._session() as session:
             done = session.execute(update(OwedWork)
                                    .where(OwedWork.id.in_(work_ids), OwedWork.lease_owner == holder,
