@@ -216,6 +216,9 @@ def wsgi_app(app: App, ctx: BotContext):
     def application(environ, start_response):
         if is_page(environ.get("PATH_INFO") or ""):
             return pages(environ, start_response)
+        if ctx.work_queue is not None and environ.get("PATH_INFO") == EVENTS_PATH:
+            with ctx.work_queue.acking():
+                return checked(environ, start_response)
         path = environ.get("PATH_INFO")
         if path in (HEALTH_PATH, READY_PATH) and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             status, body = health(ctx, ready_check=path == READY_PATH)

@@ -141,6 +141,7 @@ class _Recorder:
                 p.done.set()
 
 
+ACK_FIRST_S = 0.5
 _ACK_ONLY = object()
 _mode: ContextVar[object | _Replay | None] = ContextVar("work_queue_mode", default=None)
 
@@ -242,6 +243,8 @@ class WorkQueue:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._recorder = _Recorder(self)
+        self._acking = 0
+        self._acks_done = threading.Condition()
 
     # -- taking requests ------------------------------------------------------------------
     @property
@@ -253,6 +256,21 @@ class WorkQueue:
         take it: then it must not be acknowledged). While stopping, it is recorded for the
         next process and not held."""
         return self._recorder.record((kind, content_type, body), timeout=self.lease_seconds)
+
+    @contextlib.contextmanager
+    def acking(self):
+        """Around an HTTP request being acknowledged: new work waits for the acks in
+        progress (ACK_FIRST_S at most). Under a burst the acks and the answers share the GIL;
+        an answer started a little later costs nothing, an ack near Slack's 3 s costs a retry."""
+        with self._acks_done:
+            self._acking += 1
+        try:
+            yield
+        finally:
+            with self._acks_done:
+                self._acking -= 1
+                if not self._acking:
+                    self._acks_done.notify_all()
 
     def start(self, work_id: int) -> None:
         """Run recorded work on the pool (after its ack has gone out)."""
@@ -297,6 +315,8 @@ class WorkQueue:
 
     # -- one attempt ------------------------------------------------------------------------
     def _run(self, work_id: int) -> None:
+        with self._acks_done:
+            self._acks_done.wait_for(lambda: not self._acking, ACK_FIRST_S)
         with self._lock:
             work = self._fresh.pop(work_id, None)
         try:
