@@ -161,6 +161,7 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=50, help="questions in each burst (default 50)")
     parser.add_argument("--only", choices=["ack", "sigkill", "sigterm"], action="append",
                         help="run only these measurements (repeatable)")
+    parser.add_argument("--stop-seconds", type=float, help="TROUBLESHOOT_STOP_SECONDS of the bot (default its own)")
     parser.add_argument("--workers", type=int, help="serve --workers N (a checkout without it: leave out)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -169,6 +170,8 @@ def main() -> int:
     extra = {"TROUBLESHOOT_KNOWLEDGE_DIR": str(HERE / "knowledge"), "TROUBLESHOOT_INDEX_DIR": str(HERE / "index"),
              # a short lease, so that the restart after a SIGKILL takes the dead process's work soon
              "TROUBLESHOOT_WORK_LEASE_SECONDS": "5"}
+    if args.stop_seconds is not None:
+        extra["TROUBLESHOOT_STOP_SECONDS"] = str(args.stop_seconds)
     only = set(args.only or ["ack", "sigkill", "sigterm"])
     result: dict = {"repo": str(slack_harness.REPO)}
     fake = FakeSlack().start()

@@ -463,29 +463,33 @@ class WorkQueue:
 
     # -- a graceful stop --------------------------------------------------------------------
     def stop(self, budget: float) -> dict[str, float]:
-        """Start nothing new; give the work in hand `budget` seconds; hand the rest back to
-        the store (released leases: the next process takes it at once)."""
+        """Take no new work (nothing is picked up from the store; requests still arriving are
+        recorded for the next process); work through what this process holds for `budget`
+        seconds; hand the rest back to the store (released leases: the next process takes
+        it at once)."""
         started = time.monotonic()
+        deadline = started + budget
         self._stopping.set()
         self._wake.set()
         with self._lock:
             held = dict(self._held)
-        waiting = [work_id for work_id, future in held.items() if future is None or future.cancel()]
-        running = {work_id: future for work_id, future in held.items() if work_id not in waiting and future}
-        deadline = started + budget
-        for future in running.values():
-            with contextlib.suppress(Exception):
-                future.result(timeout=max(0.0, deadline - time.monotonic()))
+        for future in held.values():
+            if future is not None:
+                with contextlib.suppress(Exception):
+                    future.result(timeout=max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            left = dict(self._held)
+        for future in left.values():  # what has not started by now will not
+            if future is not None:
+                future.cancel()
         with contextlib.suppress(Exception):
             self._flush_unfinished()
-        with self._lock:
-            left = list(self._held)
         handed_back = 0
         try:
-            handed_back = self.ctx.store.release_work(left, self.holder)
+            handed_back = self.ctx.store.release_work(list(left), self.holder)
         except Exception as exc:  # noqa: BLE001 - the store is down: the leases run out instead
             log.warning("could not hand %d owed work back: %s", len(left), type(exc).__name__)
-        finished = sum(1 for work_id in running if work_id not in left)
+        finished = sum(1 for work_id in held if work_id not in left)
         summary = {"finished": finished, "handed_back": handed_back, "seconds": round(time.monotonic() - started, 2)}
         log.info("stopped: %(finished)d finished, %(handed_back)d handed back, in %(seconds).1f s", summary)
         return summary
