@@ -107,12 +107,14 @@ def serve(args: argparse.Namespace) -> int:
         handler.connect()
         print("troubleshoot: connected in Socket Mode", flush=True)
         stop_requested.wait()
-        assert ctx.work_queue is not None
-        ctx.work_queue.stop(budget)
         try:
-            handler.close()  # a clean WebSocket close: Slack sends what comes next to another connection
+            # First the clean WebSocket close: Slack sends what comes next to another connection
+            # (every envelope received so far is acked already); then the work in hand.
+            handler.close()
         except Exception as exc:  # noqa: BLE001
             log.warning("Socket Mode close: %s", type(exc).__name__)
+        assert ctx.work_queue is not None
+        ctx.work_queue.stop(budget)
         _exit_now()
 
     try:

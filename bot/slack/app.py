@@ -321,6 +321,24 @@ def start_socket_mode(app: App, app_token: str, ctx: BotContext | None = None):
             queue.start(work_id)
             return None
 
+        def close(self) -> None:
+            """A WebSocket close (1000, normal closure) before the socket goes: slack_sdk's own
+            close only drops the TCP connection."""
+            import struct
+
+            from slack_sdk.socket_mode.builtin.frame_header import FrameHeader
+            from slack_sdk.socket_mode.builtin.internals import _build_data_frame_for_sending
+
+            session = getattr(self.client, "current_session", None)
+            sock = getattr(session, "sock", None)
+            if session is not None and sock is not None:
+                try:
+                    with session.sock_send_lock:
+                        sock.send(_build_data_frame_for_sending(struct.pack("!H", 1000), FrameHeader.OPCODE_CLOSE))
+                except OSError as exc:
+                    log.info("no WebSocket close sent: %s", type(exc).__name__)
+            super().close()
+
     return DurableSocketModeHandler(app, app_token)
 
 

@@ -270,3 +270,26 @@ def test_the_database_going_away_for_10_s_mid_burst_loses_no_acked_question(fake
     finally:
         bot.stop()
         proxy.close()
+
+
+@pytest.mark.slow
+def test_socket_mode_records_before_the_ack_and_closes_cleanly_on_sigterm(fake_slack, answer_index, tmp_path):
+    from slack_harness import event_body
+
+    env = bot_env(fake_slack, tmp_path, index_dir=answer_index, extra={"SLACK_APP_TOKEN": fake_slack.app_token})
+    bot = BotProcess(env, tmp_path / "bot.log", args=[])
+    try:
+        fake_slack.wait_for(fake_slack.socket_connected, timeout=120, what="the Socket Mode connection")
+        envelope_id = fake_slack.send_socket_envelope(event_body(mention("1700035000.000100")))
+        fake_slack.wait_for(lambda: any(a.get("envelope_id") == envelope_id for a in fake_slack.socket_acks),
+                            what="the ack over the socket")
+        assert_each_answered_once(fake_slack, ["1700035000.000100"], timeout=120)
+        bot.proc.send_signal(signal.SIGTERM)
+        assert bot.proc.wait(30) == 0
+    finally:
+        bot.stop()
+    assert fake_slack.calls("socket_close"), "the bot left without closing its WebSocket"
+    assert "stopped: " in bot.logs()
+    from bot.store import open_store
+
+    assert open_store(f"sqlite:///{tmp_path / 'bot.db'}").work_counts() == {"done": 1}
