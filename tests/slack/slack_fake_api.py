@@ -577,7 +577,8 @@ class _WebSocket:
         try:
             while self.open:
                 opcode, payload = self._read_frame()
-                if opcode == 0x8:
+                if opcode == 0x8:  # the client closes the connection cleanly
+                    self.fake._record(Recorded("socket_close", "/socket-mode", {}, {}, payload))
                     self._send_frame(0x8, payload[:2])
                     break
                 if opcode == 0x9:
