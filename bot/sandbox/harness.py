@@ -182,11 +182,14 @@ def _child(config, child_fd):
 
     error = None
     exit_code = 0
+    ended = "exception"  # how the snippet ended: "end" (ran to its last line), "exit", "exception"
     try:
         code = compile(source, snippet, "exec")
         del source
         exec(code, module.__dict__)
+        ended = "end"
     except SystemExit as e:
+        ended = "exit"
         code = e.code
         if code is None or code == 0:
             exit_code = 0
@@ -210,7 +213,8 @@ def _child(config, child_fd):
         except Exception:  # noqa: BLE001 - the snippet may have replaced or broken the stream
             pass
     try:
-        data = _dumps({"exit_code": exit_code, "error": error}, default=str).encode("utf-8", "replace")
+        data = _dumps({"exit_code": exit_code, "error": error, "ended": ended},
+                      default=str).encode("utf-8", "replace")
         os.ftruncate(child_fd, 0)
         view = memoryview(data)
         offset = 0

@@ -236,4 +236,5 @@ def run_result(returncode: int | None, got: Collected, report: dict[str, Any] | 
         exit_detail=detail,
         cpu_seconds=None if cpu is None else round(cpu, 3),
         reads_own_source=reads_own_source,
+        ended=child["ended"] if child and child["exit_code"] == exit_code else None,
     )

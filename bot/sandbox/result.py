@@ -44,6 +44,9 @@ class RunResult:
     exit_detail: str = ""  # how the run ended, in words, from what the host observed
     cpu_seconds: float | None = None  # CPU time of the whole run (cgroup cpuacct), else of the snippet's process tree
     reads_own_source: bool = False  # the snippet's code read its own source: not counted as evidence
+    # How the snippet's code ended, by the child's account (ENDINGS; None: no account, e.g.
+    # os._exit): "end" ran to its last line, "exit" raised SystemExit, "exception" anything else.
+    ended: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,13 +127,18 @@ def _json(data: bytes | str | None) -> Any:
         return None
 
 
+ENDINGS = frozenset({"end", "exit", "exception"})
+
+
 def parse_result(data: bytes | str | None) -> dict[str, Any] | None:
     """The child's own account (exit code, exception) with every field checked, or None
     if it is not one. Written by code the snippet controls: data only."""
     raw = _json(data)
     if not isinstance(raw, dict) or _int(raw.get("exit_code")) is None:
         return None
-    return {"exit_code": _int(raw.get("exit_code")), "error": _error(raw.get("error"))}
+    ended = raw.get("ended")
+    return {"exit_code": _int(raw.get("exit_code")), "error": _error(raw.get("error")),
+            "ended": ended if ended in ENDINGS else None}
 
 
 def _status(v: Any) -> dict[str, Any] | None:

@@ -54,6 +54,12 @@ class ErrorInfo(Document):
     entry_id: str | None
 
 
+# Why a patched variant's run is no evidence about the fix (FixRow.held_reason):
+# It ended by exiting (sys.exit, os._exit: no account of its end) where the original raised:
+# a snippet that tells its variants apart (by pid, file size ...) and leaves before torch runs.
+ENDED_EARLY = "ended_early"
+
+
 @dataclass
 class FixRow(Document):
     """One row of `fixes`: a workaround or dead end of the matched entry tried on the
@@ -75,6 +81,9 @@ class FixRow(Document):
     diff: str | Absent = ABSENT  # applied (not the asker's own version): the unified diff
     exit_reason: ExitReason | None | Absent = ABSENT
     reads_own_source: bool | Absent = ABSENT
+    # The patched variant did what the original did not (ENDED_EARLY):
+    # the run is kept out of public rates (bot/evidence/rates.py).
+    held_reason: str | Absent = ABSENT
     peak_gpu_memory_bytes: int | None | Absent = ABSENT
     memory_change: float | None | Absent = ABSENT  # percent against the original run
     time_change: float | None | Absent = ABSENT

@@ -30,7 +30,8 @@ from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 from bot.contract import present
-from bot.verify.report import ErrorInfo, ExitReason, FixRow, as_exit_reason, Progress, Status, VerifyReport
+from bot.verify.report import (ENDED_EARLY, ErrorInfo, ExitReason, FixRow, as_exit_reason, Progress, Status,
+                               VerifyReport)
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
@@ -79,6 +80,17 @@ def _error_info(error: dict | None, entry_id: str | None) -> ErrorInfo | None:
     if not error:
         return None
     return ErrorInfo(type=error.get("type"), message=error.get("message"), entry_id=entry_id)
+
+
+def _ended_early(original: Any, result: Any, status: Status) -> bool:
+    """Did the patched variant exit where the original raised? A variant that "fixed" the
+    error must have run to the snippet's last line; one that failed by sys.exit did what
+    the original did not. The original is known to have raised (it reproduced)."""
+    ended = _field(result, "ended", None)
+    if status == Status.FIXED:
+        return ended != "end"
+    return status in (Status.STILL_FAILS, Status.NEW_ERROR) and ended == "exit" \
+        and _field(original, "ended", None) != "exit"
 
 
 def _same_entry(kb: KnowledgeBase, a: str | None, b: str | None) -> bool:
@@ -266,6 +278,8 @@ class _Verification:
                                   entry_id=None)
             row.new_entry_id = None
         row.as_expected = self._as_expected(attempt, row)
+        if _ended_early(original, result, row.status):
+            row.held_reason = ENDED_EARLY
         return row
 
     def _as_expected(self, attempt: Attempt, row: FixRow) -> bool | None:
