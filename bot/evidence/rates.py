@@ -50,7 +50,6 @@ prior of 0.9 from 5 observations needs 11), which is the point of weighting it.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -62,6 +61,7 @@ from bot.evidence.display import PriorRates, Rate, RateSource, Verified
 from bot.kb import model as m
 from bot.settings import get_settings
 from bot.verify.report import Status
+from bot.text.jsonin import loads as json_loads
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only once there is one to read
     from sqlalchemy import ColumnElement
@@ -287,7 +287,7 @@ def _fold(obs: Observations, runs: dict[str, Run], *, dead_end: bool) -> None:
 def top_workaround(answer_json: str | None, entry_id: str) -> str | None:
     """The workaround an answer listed first for its best match, if it was a confident answer."""
     try:
-        answer = json.loads(answer_json or "")
+        answer = json_loads(answer_json or "")
         best = answer["matches"][0]
         if not answer.get("answered") or best.get("id") != entry_id:
             return None

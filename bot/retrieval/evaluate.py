@@ -15,12 +15,12 @@ top-1/top-3/MRR rank the entries whatever the confidence, over the covered lines
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 from bot.text import InputError
+from bot.text.jsonin import loads as json_loads
 
 PREDICTED = 5  # ids listed per eval row
 
@@ -53,7 +53,7 @@ def read_eval_lines(path: Path, raw: bytes | None = None) -> list[EvalLine]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json_loads(line)
         except ValueError as exc:
             raise EvalFileError(f"{path}:{number}: not a JSON object ({exc})") from None
         if not isinstance(item, dict):

@@ -13,11 +13,13 @@ host saw alone (its deadline, the cgroup's OOM counter, bwrap's status).
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from bot.text.jsonin import loads as json_loads
 
 EXIT_REASONS = ("ok", "error", "timeout", "memory", "output_limit", "killed")
 MAX_RESULT_BYTES = 1 << 20
@@ -77,8 +79,14 @@ def read_untrusted_file(dir_fd: int, name: str, max_bytes: int = MAX_RESULT_BYTE
         os.close(fd)
 
 
+# What JSON lets a run send that no encoder takes: lone surrogates ("\\ud800" decodes to one)
+# and NUL (PostgreSQL's text refuses it). Replaced with U+FFFD at the boundary, so that every
+# layer above (the embedder, the store, the terminal) gets text it can encode.
+_UNENCODABLE = re.compile("[\ud800-\udfff\x00]")
+
+
 def _str(v: Any, cap: int = MAX_STR) -> str | None:
-    return v[:cap] if isinstance(v, str) else None
+    return _UNENCODABLE.sub("\ufffd", v[:cap]) if isinstance(v, str) else None
 
 
 def _int(v: Any) -> int | None:
@@ -122,7 +130,7 @@ def _json(data: bytes | str | None) -> Any:
         return None
     try:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
-        return json.loads(text)
+        return json_loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 

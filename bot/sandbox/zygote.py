@@ -37,6 +37,7 @@ from .environment import HOME
 from .limits import Limits, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 from .runner import Launched, Sandbox, default_sandbox
+from bot.text.jsonin import loads as json_loads
 
 BASE_PRELOAD = ("torch",)
 # Top-level packages whose import a zygote may do for the snippet: installed libraries
@@ -188,7 +189,7 @@ class Zygote:
                 raise self._fail(f"no {key!r} from the supervisor within {format_seconds(seconds)}")
         try:
             data = self._sock.recv(MAX_MESSAGE)
-            message = json.loads(data) if data else None
+            message = json_loads(data) if data else None
         except (OSError, ValueError) as e:
             raise self._fail(f"unreadable message from the supervisor ({e})") from e
         if not isinstance(message, dict):
