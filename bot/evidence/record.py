@@ -183,8 +183,8 @@ def record_verification(report: VerifyReport, snippet: str, *, consent: bool = F
     try:
         if not isinstance(report, VerifyReport) or not isinstance(snippet, str):
             raise ValueError("a verification report is a VerifyReport and its snippet a str")
-        if report.worker_lost is True:
-            return None  # the job never ran to the end: no evidence about the snippet
+        if report.worker_lost is True or report.supervisor_lost is True:
+            return None  # the job (or the sandbox's supervisor) never ran to the end: no evidence about the snippet
         store = _store(store)
         env = report.environment if isinstance(report.environment, dict) else {}
         error = report.error

@@ -32,7 +32,7 @@ from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
 from bot.store.models import VoteReason
 from bot.store import Store
-from bot.verify.report import ENDED_EARLY
+from bot.verify.report import ENDED_EARLY, SUPERVISOR_LOST
 
 TOP_GAPS = 20
 
@@ -172,6 +172,7 @@ HELD_WORDS = {
     SUPERSEDED: "an asker's earlier run (their latest stands)",
     READS_OWN_SOURCE: "the snippet read its own source",
     ENDED_EARLY: "the patched variant exited before the end of the snippet, where the original raised",
+    SUPERVISOR_LOST: "the sandbox's supervisor was lost before it reported",
 }
 
 

@@ -49,6 +49,9 @@ class RunResult:
     # How the snippet's code ended, by the child's account (ENDINGS; None: no account, e.g.
     # os._exit): "end" ran to its last line, "exit" raised SystemExit, "exception" anything else.
     ended: str | None = None
+    # No report came from the sandbox's supervisor (it was killed or crashed, bwrap ended
+    # first): nothing is known about the snippet, which is neither "ok" nor "error".
+    supervisor_lost: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -175,6 +175,7 @@ class Zygote:
     # --- the control channel --------------------------------------------------------------
 
     def _fail(self, why: str) -> WarmUnavailable:
+        why = why or "the warm sandbox failed without saying why"  # a fallback's note always has a reason
         self.broken = why
         tail = self._tail.decode("utf-8", "replace").strip()[-1000:]
         return WarmUnavailable(f"the warm sandbox stopped: {why}" + (f" (its output: {tail})" if tail else ""))
@@ -194,6 +195,8 @@ class Zygote:
             raise self._fail(f"unreadable message from the supervisor ({e})") from e
         if not isinstance(message, dict):
             raise self._fail(f"the supervisor ended (exit status {self._launch.proc.poll()})")
+        if key not in message and "dirty" in message:
+            raise self._fail(f"the supervisor could not clean up after the run ({str(message['dirty'])[:500]})")
         if key not in message:
             raise self._fail(f"expected {key!r} from the supervisor, got {sorted(message)}")
         return message

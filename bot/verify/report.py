@@ -58,6 +58,7 @@ class ErrorInfo(Document):
 # It ended by exiting (sys.exit, os._exit: no account of its end) where the original raised:
 # a snippet that tells its variants apart (by pid, file size ...) and leaves before torch runs.
 ENDED_EARLY = "ended_early"
+SUPERVISOR_LOST = "supervisor_lost"  # the sandbox's supervisor died before it reported: no outcome at all
 
 
 @dataclass
@@ -121,6 +122,7 @@ class VerifyReport(Document):
     exit_detail: str | None | Absent = ABSENT
     cpu_seconds: float | None | Absent = ABSENT
     reads_own_source: bool | Absent = ABSENT
+    supervisor_lost: bool | Absent = ABSENT  # the original's run lost the sandbox's supervisor: nothing known
     snippet_line: int | None | Absent = ABSENT
     entry_title: str | Absent = ABSENT
     diagnosis: str | Absent = ABSENT

@@ -30,8 +30,8 @@ from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 from bot.contract import present
-from bot.verify.report import (ENDED_EARLY, ErrorInfo, ExitReason, FixRow, as_exit_reason, Progress, Status,
-                               VerifyReport)
+from bot.verify.report import (ENDED_EARLY, SUPERVISOR_LOST, ErrorInfo, ExitReason, FixRow, Progress, Status,
+                               VerifyReport, as_exit_reason)
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
@@ -178,6 +178,15 @@ class _Verification:
             report.entry_title = entry.title.get_text(self.lang)
             if entry.diagnosis:
                 report.diagnosis = entry.diagnosis.get_text(self.lang)
+        if _field(original, "supervisor_lost", False) is True:
+            # Not "does not reproduce": the run ended without a word from the supervisor.
+            report.supervisor_lost = True
+            report.summary = ("the sandbox's supervisor was lost before it reported (" +
+                              str(_field(original, "exit_detail", "") or "no detail") +
+                              "), so nothing is known about the snippet: it was neither reproduced nor not "
+                              "reproduced; run it again")
+            self.progress("done", 1, 1)
+            return report
         if not report.reproduced:
             report.summary = self._not_reproduced_summary(reason, env)
             self.progress("done", 1, 1)
@@ -278,7 +287,9 @@ class _Verification:
                                   entry_id=None)
             row.new_entry_id = None
         row.as_expected = self._as_expected(attempt, row)
-        if _ended_early(original, result, row.status):
+        if _field(result, "supervisor_lost", False) is True:
+            row.held_reason = SUPERVISOR_LOST  # an outcome nobody observed: never evidence
+        elif _ended_early(original, result, row.status):
             row.held_reason = ENDED_EARLY
         return row
 
