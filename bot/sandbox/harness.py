@@ -171,6 +171,13 @@ def _audit_hook(snippet, workdir):
     return hook
 
 
+def _exec_snippet(holder, filename, namespace):
+    """Compile and run the snippet with no reference to its source or code object left in
+    any frame the snippet can walk to (sys._getframe().f_back.f_locals): the text is
+    taken out of `holder`, and the code object lives only on the interpreter's stack."""
+    exec(compile(holder.pop(), filename, "exec"), namespace)
+
+
 def _child(config, child_fd):
     snippet = config["snippet"]
     workdir = os.path.dirname(snippet)
@@ -189,10 +196,10 @@ def _child(config, child_fd):
     error = None
     exit_code = 0
     ended = "exception"  # how the snippet ended: "end" (ran to its last line), "exit", "exception"
+    holder = [source]
+    del source
     try:
-        code = compile(source, snippet, "exec")
-        del source
-        exec(code, module.__dict__)
+        _exec_snippet(holder, snippet, module.__dict__)
         ended = "end"
     except SystemExit as e:
         ended = "exit"

@@ -168,3 +168,46 @@ def test_a_fallback_to_a_sandbox_per_run_always_names_its_reason():
 
     assert _reason(WarmUnavailable()) == "WarmUnavailable (no message)"
     assert _reason(RecursionError("maximum recursion depth exceeded")) == "maximum recursion depth exceeded"
+
+
+def test_dev_is_read_only_and_dev_shm_is_its_own_bounded_mount(contained):
+    """A marker left in /dev reached later siblings, and 5 runs pinned 945 MiB there."""
+    result = contained.run("""
+import errno, os
+try:
+    open("/dev/marker", "w").write("for a sibling")
+    print("dev writable")
+except OSError as e:
+    print("dev", errno.errorcode[e.errno])
+open("/dev/null", "w").write("fine")
+open("/dev/shm/x", "w").write("fine")
+st = os.statvfs("/dev/shm")
+print("shm", st.f_blocks * st.f_frsize)
+""", limits=LIMITS)
+    assert result.exit_reason == "ok", result.output
+    assert "dev EROFS" in result.output and "dev writable" not in result.output
+    assert f"shm {LIMITS.tmp_bytes}" in result.output
+
+
+SNOOP = """
+import sys, types
+MARK = "zq-marker-27"
+found = []
+frame = sys._getframe(0).f_back
+while frame is not None:
+    for name, value in list(frame.f_locals.items()):
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if isinstance(v, types.CodeType) or (isinstance(v, str) and MARK in v):
+                found.append(name)
+    frame = frame.f_back
+print("found", found)
+"""
+
+
+def test_no_frame_the_snippet_can_reach_holds_its_code_or_source(contained):
+    """The attack read the harness's compiled code through sys._getframe(0).f_back.f_locals
+    and told the original from its variants by it."""
+    result = contained.run(SNOOP, limits=LIMITS)
+    assert result.exit_reason == "ok", result.output
+    assert "found []" in result.output, result.output
