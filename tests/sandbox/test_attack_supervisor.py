@@ -211,3 +211,28 @@ def test_no_frame_the_snippet_can_reach_holds_its_code_or_source(contained):
     result = contained.run(SNOOP, limits=LIMITS)
     assert result.exit_reason == "ok", result.output
     assert "found []" in result.output, result.output
+
+
+FLOOD = """
+import os
+made = 0
+try:
+    for i in range(3_000_000):
+        os.close(os.open(f"{folder}/f{{i}}", os.O_CREAT | os.O_WRONLY, 0o600))
+        made += 1
+    print("made", made)
+except OSError as e:
+    print("stopped by", e, "after", made)
+"""
+
+
+@pytest.mark.parametrize("folder", ["/tmp", ".", "/dev/shm"])
+def test_a_flood_of_empty_files_ends_as_a_memory_exit(contained, folder):
+    """Empty files cost no tmpfs bytes, only kernel memory (inodes, dentries): a million
+    of them grew the host's slab beyond every tmpfs cap. bwrap cannot set nr_inodes on its
+    tmpfs mounts; what bounds them is the run's memory cgroup, which is charged the kernel
+    memory of every file the run makes: the flood ends as `memory`, cleanly."""
+    result = contained.run(FLOOD.format(folder=folder), limits=limits(memory_bytes=128 * 1024 * 1024,
+                                                                      wall_seconds=60))
+    assert result.exit_reason == "memory", (result.exit_reason, result.exit_detail, result.output[-300:])
+    assert result.supervisor_lost is False
