@@ -25,14 +25,14 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.evidence.display import evidence_text, measured_rate, rate_text
-from bot.evidence.rates import (MIN_ASKERS, MIN_SNIPPETS, QUORUM, READS_OWN_SOURCE, REFUTED_BELOW,
+from bot.evidence.rates import (MIN_ASKERS, MIN_SNIPPETS, QUORUM, REFUTED_BELOW,
                                 REFUTED_MIN_FAILURES, SUPERSEDED, VOTE_WEIGHT, Observations, estimate, is_run,
                                 item_rate, load_observations)
 from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
 from bot.store.models import VoteReason
 from bot.store import Store
-from bot.verify.report import ENDED_EARLY, SUPERVISOR_LOST
+from bot.verify.report import HELD_WORDS as RUN_HELD_WORDS
 
 TOP_GAPS = 20
 
@@ -170,9 +170,7 @@ HELD_WORDS = {
     QUORUM: f"against the knowledge base, held until {MIN_ASKERS} askers with {MIN_SNIPPETS} different "
             "snippets report it",
     SUPERSEDED: "an asker's earlier run (their latest stands)",
-    READS_OWN_SOURCE: "the snippet read its own source",
-    ENDED_EARLY: "the patched variant exited before the end of the snippet, where the original raised",
-    SUPERVISOR_LOST: "the sandbox's supervisor was lost before it reported",
+    **RUN_HELD_WORDS,  # READS_OWN_SOURCE, ENDED_EARLY, SUPERVISOR_LOST: the verify report's words
 }
 
 

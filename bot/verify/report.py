@@ -54,11 +54,16 @@ class ErrorInfo(Document):
     entry_id: str | None
 
 
-# Why a patched variant's run is no evidence about the fix (FixRow.held_reason):
+# Why a patched variant's run is no evidence about the fix (FixRow.held_reason), and in words:
 # It ended by exiting (sys.exit, os._exit: no account of its end) where the original raised:
 # a snippet that tells its variants apart (by pid, file size ...) and leaves before torch runs.
 ENDED_EARLY = "ended_early"
 SUPERVISOR_LOST = "supervisor_lost"  # the sandbox's supervisor died before it reported: no outcome at all
+HELD_WORDS = {
+    ENDED_EARLY: "the patched variant exited before the end of the snippet, where the original raised",
+    SUPERVISOR_LOST: "the sandbox's supervisor was lost before it reported",
+    "reads_own_source": "the snippet read its own source",
+}
 
 
 @dataclass
@@ -231,6 +236,10 @@ def format_report(report: VerifyReport) -> str:
             reason = present(row.reason)
             what = row.note if row.status != Status.NOT_APPLICABLE else f"not applied: {reason}"
             out.append(f"  {i}. {_short(what, 300)}")
+            held = HELD_WORDS.get(present(row.held_reason) or ("reads_own_source" if row.reads_own_source is True
+                                                                else ""))
+            if held:
+                out.append(f"     not counted as evidence: {held}")
     if isinstance(report.summary, str) and report.summary:
         out.append("")
         out.extend(textwrap.wrap("Summary: " + report.summary, 100))

@@ -141,6 +141,10 @@ def test_variants_that_exit_before_torch_are_held_out(make_store, evidence_kb, s
     ran = [row for row in report.fixes if row.status.value != "not_applicable"]
     assert ran and all(row.status.value == "fixed" and row.held_reason == ENDED_EARLY for row in ran), \
         [(r.workaround, r.status, r.held_reason) for r in report.fixes]
+    from bot.verify.report import format_report
+
+    assert "not counted as evidence: the patched variant exited before the end of the snippet" \
+        in format_report(report)
     store = make_store()
     report.job = None
     for n in range(3):
