@@ -145,8 +145,8 @@ class Recording:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def save(self, report: VerifyReport, snippet: str) -> int | None:
-        if report.worker_lost is True:
-            return None  # the job never ran to the end: no evidence about the snippet, and no failure
+        if report.worker_lost is True or report.supervisor_lost is True:
+            return None  # the job (or its sandbox) never ran to the end: no evidence about the snippet, no failure
         verification_id = record_verification(report, snippet, consent=self.consent, surface=self.surface,
                                               answer_id=self.answer_id, store=self.store, asker=self.asker)
         with self._lock:
