@@ -115,7 +115,7 @@ def _started(supervisor: int, marker: str) -> bool:
     return any(True for _ in _descendants(supervisor))
 
 
-def test_a_lost_supervisor_is_reported_as_lost_never_as_not_reproduced(sandbox):
+def test_a_lost_supervisor_is_reported_as_lost_never_as_not_reproduced(sandbox, tmp_path):
     from bot.cli.verify import stop_unless_verified
     from bot.errors import Unavailable
     from bot.verify import verify_snippet
@@ -138,6 +138,19 @@ def test_a_lost_supervisor_is_reported_as_lost_never_as_not_reproduced(sandbox):
     assert "supervisor was lost" in report.summary and "does not reproduce" not in report.summary
     with pytest.raises(Unavailable):
         stop_unless_verified(report)
+    # And it is no evidence: nothing is stored, and nothing counts as a failure to store.
+    from sqlalchemy import func, select
+
+    from bot.evidence.record import Recording
+    from bot.store import open_store
+    from bot.store.models import Verification
+
+    store = open_store(f"sqlite:///{tmp_path / 'evidence.db'}")
+    recording = Recording("cli", asker="a", store=store)
+    assert recording.save(report, code) is None and recording.failed == 0
+    with store.session() as session:
+        assert session.scalar(select(func.count()).select_from(Verification)) == 0
+    store.engine.dispose()
 
 
 DEEP = """
