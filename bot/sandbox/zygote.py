@@ -94,9 +94,14 @@ SHARED_STATE_MODULES = {
 _SHARED_STATE_TEXT = re.compile(r"\b(torch\.distributed|torch\.multiprocessing|init_process_group|mp\.spawn)\b")
 
 
+# A warm child's pid says which child it is (the original is the first): code that reads
+# its pid, or reaches libc or /proc/self where it could, runs where every run has pid 2.
+_PID_TEXT = re.compile(r"\b(getpid|getppid|get_native_id|getpgid|getsid|ctypes|ns_last_pid)\b|/proc/self")
+
+
 def shared_state_reason(code: str) -> str | None:
     """Why `code` should not run in a warm sandbox (None: it may): it imports or names
-    one of SHARED_STATE_MODULES. Read from the text (any import, at any depth; a parse
+    one of SHARED_STATE_MODULES, or reads its pid (_PID_TEXT). Read from the text (any import, at any depth; a parse
     failure falls back to the text alone), so it errs towards a sandbox per run."""
     found: list[str] = []
     try:
@@ -115,6 +120,8 @@ def shared_state_reason(code: str) -> str | None:
                 for key in (name, name.split(".")[0], ".".join(name.split(".")[:2])):
                     if key in SHARED_STATE_MODULES and SHARED_STATE_MODULES[key] not in found:
                         found.append(SHARED_STATE_MODULES[key])
+    if _PID_TEXT.search(code) and "its pid" not in found:
+        found.append("its pid")
     for match in _SHARED_STATE_TEXT.finditer(code):
         what = "torch.distributed" if "distributed" in match.group(1) or "process_group" in match.group(1) \
             else "multiprocessing"

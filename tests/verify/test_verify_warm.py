@@ -73,3 +73,14 @@ def test_a_snippet_that_uses_sockets_runs_each_variant_in_a_sandbox_of_its_own()
     assert any(note.startswith("every run in a sandbox of its own instead of a warm one: the snippet uses sockets")
                for note in report.notes), report.notes
     assert not any(line.startswith("warm sandbox:") for line in report.limits)
+
+
+def test_a_snippet_that_reads_its_pid_sees_the_same_pid_in_every_run():
+    """In a warm sandbox the original is the first child (pid 3) and each variant a later
+    one: a snippet that branched on its pid could tell them apart. Code that reads its
+    pid runs every variant in a sandbox of its own, where each run's snippet is pid 2."""
+    report = run_verification("import os\nprint('pid', os.getpid(), flush=True)\n" + SEED)
+    assert report.reproduced and "pid 2\n" in report.output
+    ran = [row for row in report.fixes if row.status.value != "not_applicable"]
+    assert ran and all("pid 2\n" in row.output_tail for row in ran), [row.output_tail[:40] for row in ran]
+    assert any("the snippet uses its pid" in note for note in report.notes), report.notes
