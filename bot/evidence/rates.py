@@ -12,19 +12,20 @@ Whether a workaround fixes a given asker's error is a coin with an unknown bias 
     verified     each verified run of the workaround is one observation: `fixed` is a
                  success, `still_fails` and `new_error` are failures. `not_applicable`
                  (the patch found nothing to change) and `timeout` say nothing about
-                 the fix and are not counted. Runs are counted once per distinct
-                 (asker, snippet, torch version, device), where the environment is
-                 the one the sandbox's host mounted (never what the run said about
-                 itself): running the same snippet again on the same setup repeats
-                 a deterministic experiment and adds no information, and must not
-                 let one person inflate a rate by clicking twice; the latest outcome
-                 of such a repeat stands. A run whose snippet read its own source
-                 (`counted` false: it could pass or fail as it liked) is not counted.
-    integrity    failures demote a workaround only when they come from at least
-                 MIN_FAILING_ASKERS distinct askers and MIN_FAILING_SNIPPETS distinct
-                 snippets, and each asker's failures count as one: a hostile snippet,
-                 or one person with many, moves a rate by no outcome at all (they are
-                 `held`, and shown as such), and several people by one each.
+                 the fix and are not counted. The environment of a run is the one the
+                 sandbox's host mounted (never what the run said about itself).
+    integrity    one asker (a Slack user, or the OS account behind the CLI's uid) is
+                 one run per item: their latest, successes and failures alike.
+                 Runs that agree with the knowledge base count as they come; runs
+                 against it (a workaround that failed, a dead end that fixed it) count
+                 only once MIN_ASKERS distinct askers with MIN_SNIPPETS distinct
+                 snippets report them (snippets that differ only in comments or
+                 whitespace are one, bot/evidence/snippets.py), and are `held` until
+                 then. Runs that cannot be evidence are stored with `counted` false and
+                 a `held_reason`: the snippet read its own source, or a patched variant
+                 exited (sys.exit, os._exit) where the original raised: a snippet
+                 that tells its variants apart (by pid, file size) and leaves before
+                 torch runs (bot/verify/verify.py). `stats` shows every held run and why.
     votes        a 👍 on an answer is a success, a 👎 a failure, for the workaround
                  the answer listed first, each with weight VOTE_WEIGHT (0.25): a
                  vote judges the whole answer (the match, the explanation, the
@@ -38,7 +39,7 @@ Whether a workaround fixes a given asker's error is a coin with an unknown bias 
 
 Dead ends are the same coin seen from the other side: their prior is a failure rate,
 and a verified run that does not fix the error (`still_fails` or `new_error`) is a
-"success" of the dead end's claim; `fixed` contradicts it. Votes are not counted for
+"success" of the dead end's claim; `fixed` contradicts it (and needs the quorum). Votes are not counted for
 dead ends (an answer's 👍/👎 is about the fix it recommends).
 
 A workaround whose posterior fix rate falls below REFUTED_BELOW with at least
@@ -49,7 +50,6 @@ prior of 0.9 from 5 observations needs 11), which is the point of weighting it.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -61,6 +61,7 @@ from bot.evidence.display import PriorRates, Rate, RateSource, Verified
 from bot.kb import model as m
 from bot.settings import get_settings
 from bot.verify.report import Status
+from bot.text.jsonin import loads as json_loads
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only once there is one to read
     from sqlalchemy import ColumnElement
@@ -72,8 +73,13 @@ log = logging.getLogger(__name__)
 VOTE_WEIGHT = 0.25
 REFUTED_BELOW = 0.3
 REFUTED_MIN_FAILURES = 3
-MIN_FAILING_ASKERS = 3  # distinct askers whose failures it takes before failures count
-MIN_FAILING_SNIPPETS = 2  # ... and distinct snippets (one snippet passed around is one experiment)
+MIN_ASKERS = 3  # distinct askers it takes before runs against the knowledge base count
+MIN_SNIPPETS = 2  # ... and distinct snippets (one snippet passed around is one experiment)
+# Why runs are held back from the public rates (`stats` shows each with its count):
+QUORUM = "quorum"  # against the knowledge base, from fewer than MIN_ASKERS askers or MIN_SNIPPETS snippets
+SUPERSEDED = "superseded"  # an asker's earlier run of the item: their latest stands
+READS_OWN_SOURCE = "reads_own_source"  # the snippet read its own source (the sandbox's supervisor says so)
+# ENDED_EARLY (bot/verify/report.py): a patched variant exited where the original raised
 SUCCESS = frozenset({Status.FIXED})
 FAILURE = frozenset({Status.STILL_FAILS, Status.NEW_ERROR})
 NOT_COUNTED = frozenset({Status.NOT_APPLICABLE, Status.TIMEOUT})
@@ -114,10 +120,12 @@ class Observations:
     failed: int = 0  # distinct verified runs where it did not (same or another error)
     not_counted: int = 0  # distinct runs that say nothing (not applicable, timeout)
     recorded: int = 0  # outcome rows stored, repeats included
-    held: int = 0  # failures not counted (yet): too few distinct askers or snippets, or a repeat of one asker
-    askers_fixed: int = 0  # distinct askers behind `fixed`
-    askers_failed: int = 0  # distinct askers behind failures (counted or held)
-    not_evidence: int = 0  # outcome rows of runs that read their own source
+    held: int = 0  # askers' runs against the knowledge base not counted (yet): the quorum is not met
+    superseded: int = 0  # earlier runs of an asker who ran the item again (their latest stands)
+    askers_fixed: int = 0  # distinct askers whose latest run fixed it
+    askers_failed: int = 0  # distinct askers whose latest run did not (counted or held)
+    not_evidence: int = 0  # outcome rows of runs that cannot be evidence (see held_back)
+    held_back: dict[str, int] = field(default_factory=dict)  # why -> how many rows (QUORUM, SUPERSEDED, ...)
     torch: set[str] = field(default_factory=set)  # torch versions (major.minor) of counted runs
     devices: set[str] = field(default_factory=set)
     up: int = 0
@@ -183,7 +191,16 @@ def item_rate(prior: m.Prior | None, obs: Observations | None, *, dead_end: bool
 # --- reading the store --------------------------------------------------------------------
 
 Key = tuple[str, str]  # (entry id, workaround or dead end id)
-Setup = tuple[str, str, str, str]  # (asker, snippet sha256, torch, device) of a run
+
+
+@dataclass(frozen=True)
+class Run:
+    """One asker's latest counted run of one item."""
+
+    status: str
+    shape: str  # the snippet without comments and whitespace (bot/evidence/snippets.py)
+    torch: str | None  # major.minor
+    device: str
 
 
 def load_observations(store: Store) -> dict[Key, Observations]:
@@ -194,28 +211,33 @@ def load_observations(store: Store) -> dict[Key, Observations]:
     from bot.store.models import Answer, Verification, VerificationOutcome, Vote
 
     found: dict[Key, Observations] = {}
-    latest: dict[Key, dict[Setup, str]] = {}
-    versions: dict[Key, dict[Setup, str | None]] = {}
+    latest: dict[Key, dict[str, Run]] = {}  # item -> asker -> their latest counted run
     kinds: dict[Key, str] = {}
     with store.session() as session:
         rows = session.execute(
             select(VerificationOutcome.entry_id, VerificationOutcome.item_id, VerificationOutcome.status,
-                   Verification.snippet_sha256, Verification.torch, Verification.gpu, Verification.asker,
-                   Verification.counted, VerificationOutcome.counted, VerificationOutcome.kind)
+                   Verification.snippet_sha256, Verification.snippet_shape, Verification.torch, Verification.gpu,
+                   Verification.asker, Verification.counted, VerificationOutcome.counted,
+                   Verification.held_reason, VerificationOutcome.held_reason, VerificationOutcome.kind)
             .join(Verification, Verification.id == VerificationOutcome.verification_id)
             .where(VerificationOutcome.kind.in_(("workaround", "dead_end")), is_run())
             .order_by(Verification.id, VerificationOutcome.id))
-        for entry_id, item_id, status, snippet, torch, gpu, asker, counted, outcome_counted, kind in rows:
+        for (entry_id, item_id, status, sha, shape, torch, gpu, asker, counted, outcome_counted,
+             held, outcome_held, kind) in rows:
             key = (entry_id, item_id)
             obs = found.setdefault(key, Observations())
             obs.recorded += 1
             kinds[key] = kind
             if counted is False or outcome_counted is False:
                 obs.not_evidence += 1
+                why = held or outcome_held or READS_OWN_SOURCE  # rows from before held_reason read their source
+                obs.held_back[why] = obs.held_back.get(why, 0) + 1
                 continue
-            setup = (asker or "", snippet, torch or "", gpu or "cpu")
-            latest.setdefault(key, {})[setup] = status  # ordered by id: the latest run of a setup wins
-            versions.setdefault(key, {})[setup] = torch_minor(torch)
+            mine = latest.setdefault(key, {})
+            if (asker or "") in mine:  # ordered by id: the asker's latest run stands
+                obs.superseded += 1
+                obs.held_back[SUPERSEDED] = obs.superseded
+            mine[asker or ""] = Run(status, shape or sha, torch_minor(torch), gpu or "cpu")
         votes = session.execute(
             select(Answer.id, Answer.entry_id, Answer.answer_json,
                    func.sum(case((Vote.vote > 0, 1), else_=0)), func.sum(case((Vote.vote < 0, 1), else_=0)))
@@ -229,49 +251,43 @@ def load_observations(store: Store) -> dict[Key, Observations]:
             obs = found.setdefault((entry_id, top), Observations())
             obs.up += int(up or 0)
             obs.down += int(down or 0)
-    for key, setups in latest.items():
-        obs = found[key]
-        failing: dict[str, list[Setup]] = {}  # asker -> their failing setups
-        fixing: set[str] = set()
-        for setup, status in setups.items():
-            if status in SUCCESS:
-                obs.fixed += 1
-                fixing.add(setup[0])
-            elif status in FAILURE:
-                failing.setdefault(setup[0], []).append(setup)
-                continue
-            else:
-                obs.not_counted += 1
-                continue
-            _seen(obs, versions[key][setup], setup)
-        obs.askers_fixed = len(fixing)
-        obs.askers_failed = len(failing)
-        total = sum(len(s) for s in failing.values())
-        if kinds.get(key) == "dead_end":
-            # A dead end's failures confirm the knowledge base: one per asker, no quorum.
-            chosen = [s[-1] for s in failing.values()]
-        elif len(failing) >= MIN_FAILING_ASKERS and len({s[1] for ss in failing.values() for s in ss}) \
-                >= MIN_FAILING_SNIPPETS:
-            chosen = [s[-1] for s in failing.values()]  # one failure per asker (their latest setup)
-        else:
-            chosen = []
-        obs.failed += len(chosen)
-        obs.held += total - len(chosen)
-        for setup in chosen:
-            _seen(obs, versions[key][setup], setup)
+    for key, runs in latest.items():
+        _fold(found[key], runs, dead_end=kinds.get(key) == "dead_end")
     return found
 
 
-def _seen(obs: Observations, minor: str | None, setup: Setup) -> None:
-    if minor:
-        obs.torch.add(minor)
-    obs.devices.add(setup[3])
+def _fold(obs: Observations, runs: dict[str, Run], *, dead_end: bool) -> None:
+    """Count one run per asker. Runs that agree with the knowledge base (a workaround
+    that fixed it, a dead end that did not) count as they come; runs against it count
+    only once MIN_ASKERS askers with MIN_SNIPPETS distinct snippets report them, and
+    are held until then."""
+    confirms, contradicts = (FAILURE, SUCCESS) if dead_end else (SUCCESS, FAILURE)
+    agree = [r for r in runs.values() if r.status in confirms]
+    against = [r for r in runs.values() if r.status in contradicts]
+    obs.not_counted = sum(1 for r in runs.values() if r.status in NOT_COUNTED)
+    if len(against) < MIN_ASKERS or len({r.shape for r in against}) < MIN_SNIPPETS:
+        if against:
+            obs.held += len(against)
+            obs.held_back[QUORUM] = len(against)
+        counted = agree
+    else:
+        counted = agree + against
+    for run in counted:
+        if run.status in SUCCESS:
+            obs.fixed += 1
+        else:
+            obs.failed += 1
+        if run.torch:
+            obs.torch.add(run.torch)
+        obs.devices.add(run.device)
+    obs.askers_fixed = sum(1 for r in runs.values() if r.status in SUCCESS)
+    obs.askers_failed = sum(1 for r in runs.values() if r.status in FAILURE)
 
 
 def top_workaround(answer_json: str | None, entry_id: str) -> str | None:
     """The workaround an answer listed first for its best match, if it was a confident answer."""
     try:
-        answer = json.loads(answer_json or "")
+        answer = json_loads(answer_json or "")
         best = answer["matches"][0]
         if not answer.get("answered") or best.get("id") != entry_id:
             return None

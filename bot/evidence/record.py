@@ -36,9 +36,10 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.contract import Absent
 from bot.evidence.db import get_store
-from bot.evidence.rates import evidence_changed
+from bot.evidence.rates import READS_OWN_SOURCE, evidence_changed
 from bot.evidence.signature import question_signature
 from bot.evidence.learn import note_example
+from bot.evidence.snippets import snippet_shape
 from bot.kb.loader import current_knowledge
 from bot.logs import redact
 from bot.settings import get_settings
@@ -113,13 +114,16 @@ def snippet_sha256(snippet: str) -> str:
 
 
 def cli_asker(store: Store | None = None) -> str:
-    """The asker behind `troubleshoot verify` on this machine: a salted hash of the OS user."""
-    import getpass
+    """The asker behind `troubleshoot verify` on this machine: a salted hash of the OS
+    account of the process's uid. Never an environment variable (LOGNAME, USER: getpass
+    reads those first), which anyone can set to a new name per run."""
+    import pwd
 
+    uid = os.getuid()
     try:
-        user = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no name for this uid
-        user = str(os.getuid())
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:  # no account name for this uid (a container): the uid is the account
+        user = f"uid:{uid}"
     return _store(store).user_hash("cli", user)
 
 
@@ -142,9 +146,10 @@ class Recording:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def save(self, report: VerifyReport, snippet: str) -> int | None:
-        if report.worker_lost is True or isinstance(report.infrastructure_error, str):
-            # the job never ran to the end, or ran on a GPU that failed its canary: no
-            # evidence about the snippet, and no failure
+        if report.worker_lost is True or report.supervisor_lost is True or \
+                isinstance(report.infrastructure_error, str):
+            # the job (or its sandbox's supervisor) never ran to the end, or it ran on a GPU
+            # that failed its canary: no evidence about the snippet, and no failure
             return None
         verification_id = record_verification(report, snippet, consent=self.consent, surface=self.surface,
                                               answer_id=self.answer_id, store=self.store, asker=self.asker)
@@ -182,8 +187,9 @@ def record_verification(report: VerifyReport, snippet: str, *, consent: bool = F
     try:
         if not isinstance(report, VerifyReport) or not isinstance(snippet, str):
             raise ValueError("a verification report is a VerifyReport and its snippet a str")
-        if report.worker_lost is True or isinstance(report.infrastructure_error, str):
-            return None  # the job never ran to the end, or its GPU failed: no evidence about the snippet
+        if report.worker_lost is True or report.supervisor_lost is True or \
+                isinstance(report.infrastructure_error, str):
+            return None  # the job, its supervisor or its GPU failed: no evidence about the snippet
         store = _store(store)
         env = report.environment if isinstance(report.environment, dict) else {}
         error = report.error
@@ -198,7 +204,8 @@ def record_verification(report: VerifyReport, snippet: str, *, consent: bool = F
             seconds=_number(report.seconds), peak_memory_bytes=_bytes(report.peak_memory_bytes),
             peak_gpu_memory_bytes=_bytes(report.peak_gpu_memory_bytes),
             snippet_sha256=snippet_sha256(snippet), consent=bool(consent), snippet=snippet if consent else None,
-            asker=_text(asker, 64), counted=report.reads_own_source is not True)
+            asker=_text(asker, 64), snippet_shape=snippet_shape(snippet), counted=report.reads_own_source is not True,
+            held_reason=READS_OWN_SOURCE if report.reads_own_source is True else None)
         with store.session() as session:
             try:
                 session.add(row)
@@ -229,13 +236,14 @@ def _outcome(verification_id: int, entry_id: str | None, fix: FixRow) -> Verific
     if entry_id is None and fix.kind != "user":
         return None  # a fix of no known entry: nothing to attribute it to
     new_entry_id = fix.new_entry_id if isinstance(fix.new_entry_id, str) and fix.new_entry_id else None
+    held = READS_OWN_SOURCE if fix.reads_own_source is True else _text(fix.held_reason, 32)
     return VerificationOutcome(
         verification_id=verification_id, entry_id=entry_id or "", item_id=item, kind=fix.kind,
         patch=_text(fix.patch, 64), status=fix.status.value,
         new_entry_id=_text(new_entry_id or (fix.error.entry_id if fix.error else None), 128),
         seconds=_number(fix.seconds), peak_memory_bytes=_bytes(fix.peak_memory_bytes),
         peak_gpu_memory_bytes=_bytes(fix.peak_gpu_memory_bytes),
-        counted=fix.reads_own_source is not True)
+        counted=held is None, held_reason=held)
 
 
 # --- questions -------------------------------------------------------------------------------

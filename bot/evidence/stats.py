@@ -11,8 +11,11 @@ rate; the most asked questions without a confident answer.
 
     ITEM: {"id", "title", "fix_rate" (workarounds) or "fail_rate" (dead ends), "source",
            "prior": {"rate", "evidence"} or null, "runs", "fixed", "failed",
-           "not_counted", "recorded", "torch": [...], "devices": [...], "up", "down",
-           "evidence", "refuted", "summary"}
+           "not_counted", "recorded", "askers_fixed", "askers_failed", "held",
+           "not_evidence", "superseded", "held_back": {why: rows}, "torch": [...],
+           "devices": [...], "up", "down", "evidence", "refuted", "summary"}
+
+    `held_back` is every outcome row that is not in the public rate, by why (HELD_WORDS).
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.evidence.display import evidence_text, measured_rate, rate_text
-from bot.evidence.rates import (MIN_FAILING_ASKERS, MIN_FAILING_SNIPPETS, REFUTED_BELOW, REFUTED_MIN_FAILURES,
-                                VOTE_WEIGHT, Observations, estimate, is_run, item_rate,
-                                load_observations)
+from bot.evidence.rates import (MIN_ASKERS, MIN_SNIPPETS, QUORUM, REFUTED_BELOW,
+                                REFUTED_MIN_FAILURES, SUPERSEDED, VOTE_WEIGHT, Observations, estimate, is_run,
+                                item_rate, load_observations)
 from bot.kb import model as m
 from bot.store.models import Answer, CoverageGap, Verification, VerificationOutcome, Vote
 from bot.store.models import VoteReason
 from bot.store import Store
+from bot.verify.report import HELD_WORDS as RUN_HELD_WORDS
 
 TOP_GAPS = 20
 
@@ -47,7 +51,8 @@ def _item(item: m.Workaround | m.DeadEnd, prior: m.Prior | None, obs: Observatio
         "runs": obs.runs, "fixed": obs.fixed, "failed": obs.failed, "not_counted": obs.not_counted,
         "recorded": obs.recorded,
         "askers_fixed": obs.askers_fixed, "askers_failed": obs.askers_failed, "held": obs.held,
-        "not_evidence": obs.not_evidence,
+        "not_evidence": obs.not_evidence, "superseded": obs.superseded,
+        "held_back": dict(sorted(obs.held_back.items())),
         "torch": obs.verified()["torch"], "devices": sorted(obs.devices),
         "up": 0 if dead_end else obs.up, "down": 0 if dead_end else obs.down,
         "evidence": rate.evidence,
@@ -134,8 +139,8 @@ def build_stats(kb: m.KnowledgeBase, store: Store | None) -> dict[str, Any]:
                for (entry_id, item_id), obs in sorted(observations.items()) if (entry_id, item_id) not in known]
     return {"store": {"backend": backend, **totals},
             "model": {"vote_weight": VOTE_WEIGHT, "refuted_below": REFUTED_BELOW,
-                      "refuted_min_failures": REFUTED_MIN_FAILURES, "min_failing_askers": MIN_FAILING_ASKERS,
-                      "min_failing_snippets": MIN_FAILING_SNIPPETS},
+                      "refuted_min_failures": REFUTED_MIN_FAILURES, "min_askers": MIN_ASKERS,
+                      "min_snippets": MIN_SNIPPETS},
             "entries": entries, "unknown_items": unknown, "coverage_gaps": gaps}
 
 
@@ -155,17 +160,24 @@ def _item_line(item: dict[str, Any]) -> str:
 
 def _askers_suffix(item: dict[str, Any]) -> str:
     """How many askers stand behind the figure (issue 11), where there is evidence."""
-    if not (item["askers_fixed"] or item["askers_failed"] or item["not_evidence"]):
+    if not (item["askers_fixed"] or item["askers_failed"] or item["held_back"]):
         return ""
     return f" ({_askers_text(item)})"
 
 
+# Why runs are held back from the public rates (rates.py's HELD reasons), in words.
+HELD_WORDS = {
+    QUORUM: f"against the knowledge base, held until {MIN_ASKERS} askers with {MIN_SNIPPETS} different "
+            "snippets report it",
+    SUPERSEDED: "an asker's earlier run (their latest stands)",
+    **RUN_HELD_WORDS,  # READS_OWN_SOURCE, ENDED_EARLY, SUPERVISOR_LOST: the verify report's words
+}
+
+
 def _askers_text(item: dict[str, Any]) -> str:
     text = f"askers: {item['askers_fixed']} fixed, {item['askers_failed']} failed"
-    if item["held"]:
-        text += f"; {item['held']} failure(s) held until {MIN_FAILING_ASKERS} askers report one"
-    if item["not_evidence"]:
-        text += f"; {item['not_evidence']} run(s) not counted (read their own source)"
+    for why, count in sorted(item["held_back"].items()):
+        text += f"; {count} held: {HELD_WORDS.get(why, why)}"
     return text
 
 
@@ -196,7 +208,7 @@ def format_stats(doc: dict[str, Any]) -> str:
         if entry["dead_ends"]:
             out.append("  dead ends (share of verified runs that still failed):")
         for item in entry["dead_ends"]:
-            out.append(_item_line(item))
+            out.append(_item_line(item) + _askers_suffix(item))
         if entry.get("downvote_reasons"):
             out.append("  👎 reasons: " + ", ".join(f"{REASON_WORDS.get(r, r)} {n}"
                                                    for r, n in sorted(entry["downvote_reasons"].items(),

@@ -20,6 +20,7 @@ import time
 import redis
 
 from bot.settings import get_settings
+from bot.text.jsonin import loads as json_loads
 
 PREFIX = "troubleshoot"
 
@@ -70,11 +71,11 @@ class JobState:
 
     def events_since(self, job_id: str, cursor: int) -> list[dict]:
         raw = self.client.lrange(job_key(job_id, "events"), cursor, -1)
-        return [json.loads(item) for item in raw]
+        return [json_loads(item) for item in raw]
 
     def heartbeat(self, job_id: str) -> dict | None:
         raw = self.client.get(job_key(job_id, "alive"))
-        return json.loads(raw) if raw else None
+        return json_loads(raw) if raw else None
 
     def starts(self, job_id: str) -> int:
         return int(self.client.get(job_key(job_id, "starts")) or 0)
@@ -90,7 +91,7 @@ class JobState:
     def workers(self) -> list[dict]:
         keys = list(self.client.scan_iter(match=worker_key("*"), count=100))
         values = self.client.mget(keys) if keys else []
-        return [json.loads(v) for v in values if v]
+        return [json_loads(v) for v in values if v]
 
 
 class Repeater:

@@ -17,7 +17,6 @@ and the report it prints).
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from bot.retrieval import fusion
 from bot.retrieval.legs import PRIMARY, LegResult
 from bot.retrieval.scope import has_error_text
+from bot.text.jsonin import loads as json_loads
 
 MODEL_PATH = Path(__file__).with_name("calibration.json")
 
@@ -55,7 +55,7 @@ def features(query, fused: list, legs: dict[str, LegResult]) -> dict[str, float]
 def load_model(path: Path = MODEL_PATH) -> dict | None:
     """The stored model, or None when there is none (the hand-set confidence is used)."""
     try:
-        model = json.loads(Path(path).read_text(encoding="utf-8"))
+        model = json_loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(model, dict) or not {"signature", "other", "threshold"} <= set(model):

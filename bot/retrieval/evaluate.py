@@ -21,12 +21,12 @@ its entry) or should have had nothing (a null line).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 from bot.text import InputError
+from bot.text.jsonin import loads as json_loads
 
 PREDICTED = 5  # ids listed per eval row
 
@@ -59,7 +59,7 @@ def read_eval_lines(path: Path, raw: bytes | None = None) -> list[EvalLine]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json_loads(line)
         except ValueError as exc:
             raise EvalFileError(f"{path}:{number}: not a JSON object ({exc})") from None
         if not isinstance(item, dict):

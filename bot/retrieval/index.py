@@ -33,6 +33,7 @@ from bot.embed import load_embedder
 from bot.kb.loader import cached_knowledge
 from bot.retrieval.chunks import CHUNKER_VERSION, Chunk, knowledge_chunks
 from bot.retrieval.tokenize import tokenize
+from bot.text.jsonin import loads as json_loads
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -142,7 +143,7 @@ def read_manifest_checked(index_dir: Path) -> tuple[dict | None, str | None]:
     if not path.is_file():
         return None, f"no index in {index_dir}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return None, f"{MANIFEST} is damaged ({type(exc).__name__})"
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -502,7 +503,7 @@ class SearchIndex:
                 chunks = []
                 for number, line in enumerate(handle, 1):
                     if line.strip():
-                        chunks.append(_chunk(json.loads(line), number))
+                        chunks.append(_chunk(json_loads(line), number))
             # Memory-mapped: the pages of the vectors and the BM25 matrix are read as searches
             # touch them and shared between processes that load the same index.
             vectors = faiss.read_index(str(index_dir / VECTORS), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)

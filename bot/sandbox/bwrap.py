@@ -10,7 +10,7 @@ The sandbox's root is an empty tmpfs (made read-only at the end) holding only:
   hidden (they point into checkouts that the sandbox does not have),
 - a synthetic /etc (passwd, group, hosts, nsswitch.conf) plus the host's
   ld.so.cache and localtime,
-- a new /proc and a minimal /dev (plus the assigned GPU's nodes),
+- a new /proc and a minimal read-only /dev (plus the assigned GPU's nodes),
 - fresh size-limited tmpfs for /tmp, the home folder and /dev/shm,
 - the harness (read-only) and the snippet and its files (copied into the home folder),
 - nothing writable from the host: the harness reports through a memfd the host made
@@ -185,6 +185,10 @@ def build_args(spec: Spec) -> list[str]:
     a += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp",
           "--size", size, "--perms", "0700", "--tmpfs", HOME,
           "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    # /dev itself read-only (issue 27): a writable /dev was a tmpfs no sweep emptied and no
+    # size bounded, where one run could leave files for the next. /dev/shm is a mount of its
+    # own (bounded, swept between warm runs) and stays writable; the device nodes are binds.
+    a += ["--remount-ro", "/dev"]
     for path, fd in spec.file_fds.items():
         a += ["--file", str(fd), path]
     a += ["--perms", "0444", "--ro-bind-data", str(spec.harness_fd), HARNESS_PATH]

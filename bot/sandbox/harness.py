@@ -27,6 +27,7 @@ Who can write what:
 """
 
 import ctypes
+import faulthandler
 import importlib
 import json
 import os
@@ -54,6 +55,11 @@ MAX_TRACEBACK = 65536
 MAX_FRAMES = 200
 MAX_CHILD_REPORT = 1 << 20
 PR_SET_DUMPABLE = 4
+# Signals that mean "this process crashed". pid 1 of a pid namespace gets a signal sent from
+# inside only when it handles it, so pid 1 handles none of these (no faulthandler, no torch
+# handler): a snippet cannot kill or corrupt the supervisor with them. Children get
+# faulthandler back, so a crash in a native extension still prints the Python stack.
+FATAL_SIGNALS = (signal.SIGSEGV, signal.SIGILL, signal.SIGBUS, signal.SIGFPE, signal.SIGABRT)
 # The first lines of an exception message, the part the host reads (MAX_MESSAGE).
 
 
@@ -165,6 +171,13 @@ def _audit_hook(snippet, workdir):
     return hook
 
 
+def _exec_snippet(holder, filename, namespace):
+    """Compile and run the snippet with no reference to its source or code object left in
+    any frame the snippet can walk to (sys._getframe().f_back.f_locals): the text is
+    taken out of `holder`, and the code object lives only on the interpreter's stack."""
+    exec(compile(holder.pop(), filename, "exec"), namespace)
+
+
 def _child(config, child_fd):
     snippet = config["snippet"]
     workdir = os.path.dirname(snippet)
@@ -182,11 +195,14 @@ def _child(config, child_fd):
 
     error = None
     exit_code = 0
+    ended = "exception"  # how the snippet ended: "end" (ran to its last line), "exit", "exception"
+    holder = [source]
+    del source
     try:
-        code = compile(source, snippet, "exec")
-        del source
-        exec(code, module.__dict__)
+        _exec_snippet(holder, snippet, module.__dict__)
+        ended = "end"
     except SystemExit as e:
+        ended = "exit"
         code = e.code
         if code is None or code == 0:
             exit_code = 0
@@ -210,7 +226,8 @@ def _child(config, child_fd):
         except Exception:  # noqa: BLE001 - the snippet may have replaced or broken the stream
             pass
     try:
-        data = _dumps({"exit_code": exit_code, "error": error}, default=str).encode("utf-8", "replace")
+        data = _dumps({"exit_code": exit_code, "error": error, "ended": ended},
+                      default=str).encode("utf-8", "replace")
         os.ftruncate(child_fd, 0)
         view = memoryview(data)
         offset = 0
@@ -244,6 +261,14 @@ def _read_child_report(fd):
         return None
 
 
+def _no_fatal_handlers():
+    """pid 1 handles no fatal signal: faulthandler off (PYTHONFAULTHANDLER turns it on at
+    start) and every handler a preloaded library installed (torch's) back to the default."""
+    faulthandler.disable()
+    for sig in FATAL_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _become_supervisor(config):
     """Prove the start to the host, become non-dumpable, and take SIGUSR1 as the "read
     its own source" flag; returns the flags."""
@@ -254,6 +279,7 @@ def _become_supervisor(config):
         finally:
             os.close(ready_fd)
     _set_dumpable(0)
+    _no_fatal_handlers()
     flags = {"reads_own_source": False}
 
     def flagged(_signum, _frame):
@@ -269,6 +295,7 @@ def _as_child():
     handling."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    faulthandler.enable()  # the child is no init: a crash here is the snippet's, with its stack
 
 
 def _reap(pid, started, flags, child_fd):
@@ -389,6 +416,7 @@ def _preload(names, baseline):
             failed.append(f"{name} ({type(exc).__name__})")
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
+    _no_fatal_handlers()  # what the imports installed (torch handles SIGSEGV, SIGBUS ...)
     unsafe = None
     threading = sys.modules.get("threading")
     torch = sys.modules.get("torch")
@@ -404,19 +432,47 @@ def _preload(names, baseline):
     return {"preloaded": done, "failed": failed, "seconds": round(_perf() - started, 4), "unsafe": unsafe}
 
 
-def _remove_tree(path):
-    """Remove `path` whatever its modes (every file in the sandbox is this uid's)."""
+def _empty_folder(root):
+    """Remove everything in `root` whatever its modes and depth (every file in the sandbox
+    is this uid's), and return how many entries were removed. Iterative and relative:
+    it walks down with chdir and keeps its own stack of names, so a tree 100,000 deep
+    overflows neither Python's stack nor PATH_MAX, and it holds one descriptor at a time.
+    Nothing else runs in the sandbox by then (every other process was killed), and a
+    folder is entered only after lstat said it is one (never a symlink)."""
+    here = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    removed = 0
+    names = []  # the folders walked into, below root
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        os.chmod(path, 0o700)
-        for name in os.listdir(path):
-            _remove_tree(os.path.join(path, name))
-        os.rmdir(path)
-    else:
-        os.unlink(path)
+        os.chdir(root)
+        while True:
+            folder = None
+            with os.scandir(".") as entries:
+                batch = []
+                for entry in entries:
+                    batch.append(entry.name)
+                    if len(batch) >= 1024:
+                        break
+            for name in batch:
+                if stat.S_ISDIR(os.lstat(name).st_mode):
+                    folder = name
+                    break
+                os.unlink(name)
+                removed += 1
+            if folder is not None:
+                os.chmod(folder, 0o700)
+                os.chdir(folder)
+                names.append(folder)
+            elif batch:
+                continue  # more entries than one batch
+            elif names:
+                os.chdir("..")
+                os.rmdir(names.pop())
+                removed += 1
+            else:
+                return removed
+    finally:
+        os.fchdir(here)
+        os.close(here)
 
 
 def _sysv_ids(kind):
@@ -456,9 +512,7 @@ def _sweep(clean_dirs, deadline_seconds=5.0):
     files = 0
     for root, mode in clean_dirs:
         os.chmod(root, mode)
-        for name in os.listdir(root):
-            _remove_tree(os.path.join(root, name))
-            files += 1
+        files += _empty_folder(root)
         for attr in os.listxattr(root):
             try:
                 os.removexattr(root, attr)

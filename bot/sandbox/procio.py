@@ -200,7 +200,11 @@ def run_result(returncode: int | None, got: Collected, report: dict[str, Any] | 
     # The exception is the snippet's own account: kept only when it matches the real exit status.
     error = child["error"] if error_allowed and child and child["exit_code"] == exit_code and exit_code else None
     notes = []
-    if report is None:
+    supervisor_lost = report is None and not (got.timed_out or got.truncated or oom)
+    if supervisor_lost:
+        notes.append("the sandbox's supervisor was lost before it reported (killed or crashed): nothing is known "
+                     "about how the snippet ended")
+    elif report is None:
         notes.append("no valid report from the supervisor; the exit reason comes from what the host saw")
     elif child is None and reason in ("ok", "error"):
         notes.append("no valid account from the snippet's process; the exit status is the supervisor's")
@@ -236,4 +240,6 @@ def run_result(returncode: int | None, got: Collected, report: dict[str, Any] | 
         exit_detail=detail,
         cpu_seconds=None if cpu is None else round(cpu, 3),
         reads_own_source=reads_own_source,
+        ended=child["ended"] if child and child["exit_code"] == exit_code else None,
+        supervisor_lost=supervisor_lost,
     )

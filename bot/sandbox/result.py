@@ -13,11 +13,13 @@ host saw alone (its deadline, the cgroup's OOM counter, bwrap's status).
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from bot.text.jsonin import loads as json_loads
 
 EXIT_REASONS = ("ok", "error", "timeout", "memory", "output_limit", "killed")
 MAX_RESULT_BYTES = 1 << 20
@@ -44,6 +46,12 @@ class RunResult:
     exit_detail: str = ""  # how the run ended, in words, from what the host observed
     cpu_seconds: float | None = None  # CPU time of the whole run (cgroup cpuacct), else of the snippet's process tree
     reads_own_source: bool = False  # the snippet's code read its own source: not counted as evidence
+    # How the snippet's code ended, by the child's account (ENDINGS; None: no account, e.g.
+    # os._exit): "end" ran to its last line, "exit" raised SystemExit, "exception" anything else.
+    ended: str | None = None
+    # No report came from the sandbox's supervisor (it was killed or crashed, bwrap ended
+    # first): nothing is known about the snippet, which is neither "ok" nor "error".
+    supervisor_lost: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,8 +82,14 @@ def read_untrusted_file(dir_fd: int, name: str, max_bytes: int = MAX_RESULT_BYTE
         os.close(fd)
 
 
+# What JSON lets a run send that no encoder takes: lone surrogates ("\\ud800" decodes to one)
+# and NUL (PostgreSQL's text refuses it). Replaced with U+FFFD at the boundary, so that every
+# layer above (the embedder, the store, the terminal) gets text it can encode.
+_UNENCODABLE = re.compile("[\ud800-\udfff\x00]")
+
+
 def _str(v: Any, cap: int = MAX_STR) -> str | None:
-    return v[:cap] if isinstance(v, str) else None
+    return _UNENCODABLE.sub("\ufffd", v[:cap]) if isinstance(v, str) else None
 
 
 def _int(v: Any) -> int | None:
@@ -119,9 +133,12 @@ def _json(data: bytes | str | None) -> Any:
         return None
     try:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
-        return json.loads(text)
+        return json_loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+ENDINGS = frozenset({"end", "exit", "exception"})
 
 
 def parse_result(data: bytes | str | None) -> dict[str, Any] | None:
@@ -130,7 +147,9 @@ def parse_result(data: bytes | str | None) -> dict[str, Any] | None:
     raw = _json(data)
     if not isinstance(raw, dict) or _int(raw.get("exit_code")) is None:
         return None
-    return {"exit_code": _int(raw.get("exit_code")), "error": _error(raw.get("error"))}
+    ended = raw.get("ended")
+    return {"exit_code": _int(raw.get("exit_code")), "error": _error(raw.get("error")),
+            "ended": ended if ended in ENDINGS else None}
 
 
 def _status(v: Any) -> dict[str, Any] | None:

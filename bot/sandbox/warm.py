@@ -168,7 +168,7 @@ class WarmRunner:
                     self._zygotes[key] = zygote
                     zygote.preload(self.preload)
                 except (WarmUnavailable, SandboxUnavailable, GpuError, OSError) as e:
-                    self._give_up(key, f"{e}")
+                    self._give_up(key, _reason(e))
                     return None, self._why_cold[key]
             return zygote, None
 
@@ -195,14 +195,19 @@ class WarmRunner:
                         self.warm_runs += 1
                     return result
                 except WarmUnavailable as e:
-                    why = str(e)
+                    why = _reason(e)
                     with self._lock:
                         self._give_up(key, why)
         result = self._cold(code, limits=limits, gpu=gpu, files=files, site_packages=site_packages)
         with self._lock:
             self.cold_runs += 1
-        result.notes.append(f"run in a sandbox of its own, not a warm one: {why}")
+        result.notes.append(f"run in a sandbox of its own, not a warm one: {why or 'no reason given'}")
         return result
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a warm sandbox cannot serve: never empty (an exception may carry no message)."""
+    return str(exc) or f"{type(exc).__name__} (no message)"
 
 
 def start_pool(keys: list[str | None], site_packages: str | None = None) -> ZygotePool | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import selectors
 import signal
 import socket
@@ -37,6 +38,8 @@ from .environment import HOME
 from .limits import Limits, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 from .runner import GPU_KILL_SECONDS, Launched, Sandbox, default_sandbox
+
+from bot.text.jsonin import loads as json_loads
 
 BASE_PRELOAD = ("torch",)
 # Top-level packages whose import a zygote may do for the snippet: installed libraries
@@ -75,6 +78,59 @@ def preload_list(code: str) -> list[str]:
             if name.split(".")[0] in PRELOADABLE and name not in names:
                 names.append(name)
     return names
+
+
+# Modules whose use lets a run see state its warm siblings share (the network namespace:
+# a port in TIME_WAIT, /proc/net counters) or depend on its pid (process groups, worker
+# pids): such snippets run every variant in a sandbox of its own, where each has a fresh
+# network namespace and the same pid.
+SHARED_STATE_MODULES = {
+    "socket": "sockets", "socketserver": "sockets", "ssl": "sockets", "selectors": "sockets",
+    "asyncio": "sockets", "zmq": "sockets", "http": "http", "urllib": "http", "requests": "http",
+    "httpx": "http", "aiohttp": "http", "xmlrpc": "http", "ftplib": "http", "smtplib": "http",
+    "multiprocessing": "multiprocessing", "concurrent": "multiprocessing", "subprocess": "multiprocessing",
+    "torch.distributed": "torch.distributed", "torch.multiprocessing": "multiprocessing",
+}
+_SHARED_STATE_TEXT = re.compile(r"\b(torch\.distributed|torch\.multiprocessing|init_process_group|mp\.spawn)\b")
+
+
+# A warm child's pid says which child it is (the original is the first): code that reads
+# its pid, or reaches libc or /proc/self where it could, runs where every run has pid 2.
+_PID_TEXT = re.compile(r"\b(getpid|getppid|get_native_id|getpgid|getsid|ctypes|ns_last_pid)\b|/proc/self")
+
+
+def shared_state_reason(code: str) -> str | None:
+    """Why `code` should not run in a warm sandbox (None: it may): it imports or names
+    one of SHARED_STATE_MODULES, or reads its pid (_PID_TEXT). Read from the text (any import, at any depth; a parse
+    failure falls back to the text alone), so it errs towards a sandbox per run."""
+    found: list[str] = []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for name in names:
+                for key in (name, name.split(".")[0], ".".join(name.split(".")[:2])):
+                    if key in SHARED_STATE_MODULES and SHARED_STATE_MODULES[key] not in found:
+                        found.append(SHARED_STATE_MODULES[key])
+    if _PID_TEXT.search(code) and "its pid" not in found:
+        found.append("its pid")
+    for match in _SHARED_STATE_TEXT.finditer(code):
+        what = "torch.distributed" if "distributed" in match.group(1) or "process_group" in match.group(1) \
+            else "multiprocessing"
+        if what not in found:
+            found.append(what)
+    if not found:
+        return None
+    return (f"the snippet uses {', '.join(found)}: each run gets a sandbox of its own (a fresh network "
+            f"namespace, the same pid), so that state warm siblings share cannot change a verdict")
 
 
 def _children(pid: int) -> list[int]:
@@ -174,6 +230,7 @@ class Zygote:
     # --- the control channel --------------------------------------------------------------
 
     def _fail(self, why: str) -> WarmUnavailable:
+        why = why or "the warm sandbox failed without saying why"  # a fallback's note always has a reason
         self.broken = why
         tail = self._tail.decode("utf-8", "replace").strip()[-1000:]
         return WarmUnavailable(f"the warm sandbox stopped: {why}" + (f" (its output: {tail})" if tail else ""))
@@ -188,11 +245,13 @@ class Zygote:
                 raise self._fail(f"no {key!r} from the supervisor within {format_seconds(seconds)}")
         try:
             data = self._sock.recv(MAX_MESSAGE)
-            message = json.loads(data) if data else None
+            message = json_loads(data) if data else None
         except (OSError, ValueError) as e:
             raise self._fail(f"unreadable message from the supervisor ({e})") from e
         if not isinstance(message, dict):
             raise self._fail(f"the supervisor ended (exit status {self._launch.proc.poll()})")
+        if key not in message and "dirty" in message:
+            raise self._fail(f"the supervisor could not clean up after the run ({str(message['dirty'])[:500]})")
         if key not in message:
             raise self._fail(f"expected {key!r} from the supervisor, got {sorted(message)}")
         return message

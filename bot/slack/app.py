@@ -24,6 +24,7 @@ from bot.slack.services.slack_api import make_client
 from bot.slack.services.verification import default_executor
 from bot.slack.work_queue import LazyRunner, WorkQueue, ack_only, kind_of
 from bot.store import Store, open_store
+from bot.text.jsonin import loads as json_loads
 
 if TYPE_CHECKING:
     from bot.answer.document import AnswerDocument
@@ -139,12 +140,12 @@ def parse_body(body: bytes, content_type: str) -> tuple[dict | None, str | None]
     try:
         text = body.decode("utf-8")
         if "json" in content_type:
-            doc = json.loads(text)
+            doc = json_loads(text)
             return (doc, None) if isinstance(doc, dict) else (None, "the JSON body is not an object")
         if "payload=" in text or text.startswith("payload"):
             form = urllib.parse.parse_qs(text, keep_blank_values=True)
             payload = (form.get("payload") or [""])[0]
-            if not isinstance(json.loads(payload), dict):
+            if not isinstance(json_loads(payload), dict):
                 return None, "payload is not a JSON object"
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"{type(exc).__name__}"

@@ -186,6 +186,10 @@ class Verification(Base):
     asker: Mapped[str | None] = mapped_column(String(64), index=True)
     # False when the run cannot be evidence (the snippet read its own source).
     counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())
+    # sha256 of the snippet without comments and whitespace (bot/evidence/snippets.py): copies
+    # that differ only there are one snippet towards the quorum. None on rows from before.
+    snippet_shape: Mapped[str | None] = mapped_column(String(64))
+    held_reason: Mapped[str | None] = mapped_column(String(32))  # why `counted` is false (HELD_REASONS, rates.py)
 
 
 class VerificationOutcome(Base):
@@ -203,6 +207,7 @@ class VerificationOutcome(Base):
     peak_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
     peak_gpu_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
     counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())  # see Verification.counted
+    held_reason: Mapped[str | None] = mapped_column(String(32))  # see Verification.held_reason
 
 
 class CoverageGap(Base):

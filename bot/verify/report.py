@@ -54,6 +54,18 @@ class ErrorInfo(Document):
     entry_id: str | None
 
 
+# Why a patched variant's run is no evidence about the fix (FixRow.held_reason), and in words:
+# It ended by exiting (sys.exit, os._exit: no account of its end) where the original raised:
+# a snippet that tells its variants apart (by pid, file size ...) and leaves before torch runs.
+ENDED_EARLY = "ended_early"
+SUPERVISOR_LOST = "supervisor_lost"  # the sandbox's supervisor died before it reported: no outcome at all
+HELD_WORDS = {
+    ENDED_EARLY: "the patched variant exited before the end of the snippet, where the original raised",
+    SUPERVISOR_LOST: "the sandbox's supervisor was lost before it reported",
+    "reads_own_source": "the snippet read its own source",
+}
+
+
 @dataclass
 class FixRow(Document):
     """One row of `fixes`: a workaround or dead end of the matched entry tried on the
@@ -75,6 +87,9 @@ class FixRow(Document):
     diff: str | Absent = ABSENT  # applied (not the asker's own version): the unified diff
     exit_reason: ExitReason | None | Absent = ABSENT
     reads_own_source: bool | Absent = ABSENT
+    # The patched variant did what the original did not (ENDED_EARLY):
+    # the run is kept out of public rates (bot/evidence/rates.py).
+    held_reason: str | Absent = ABSENT
     peak_gpu_memory_bytes: int | None | Absent = ABSENT
     memory_change: float | None | Absent = ABSENT  # percent against the original run
     time_change: float | None | Absent = ABSENT
@@ -112,6 +127,7 @@ class VerifyReport(Document):
     exit_detail: str | None | Absent = ABSENT
     cpu_seconds: float | None | Absent = ABSENT
     reads_own_source: bool | Absent = ABSENT
+    supervisor_lost: bool | Absent = ABSENT  # the original's run lost the sandbox's supervisor: nothing known
     snippet_line: int | None | Absent = ABSENT
     entry_title: str | Absent = ABSENT
     diagnosis: str | Absent = ABSENT
@@ -222,6 +238,10 @@ def format_report(report: VerifyReport) -> str:
             reason = present(row.reason)
             what = row.note if row.status != Status.NOT_APPLICABLE else f"not applied: {reason}"
             out.append(f"  {i}. {_short(what, 300)}")
+            held = HELD_WORDS.get(present(row.held_reason) or ("reads_own_source" if row.reads_own_source is True
+                                                                else ""))
+            if held:
+                out.append(f"     not counted as evidence: {held}")
     if isinstance(report.summary, str) and report.summary:
         out.append("")
         out.extend(textwrap.wrap("Summary: " + report.summary, 100))

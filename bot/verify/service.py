@@ -29,6 +29,7 @@ from typing import Any, Callable
 from bot.kb.model import KnowledgeBase
 from bot.sandbox import Limits, RunResult, run_snippet
 from bot.sandbox.warm import WarmRunner, ZygotePool, preload_list
+from bot.sandbox.zygote import shared_state_reason
 from bot.settings import get_settings
 from bot.verify.report import Progress, ReportRecorder, VerifyReport
 from bot.verify.verify import verify_snippet
@@ -92,7 +93,10 @@ def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | Non
     if job_seconds is None:
         job_seconds = settings.job_seconds
     warm = None
-    if runner is None and settings.warm_sandbox:
+    # Network state and pids are shared or differ between warm siblings: a snippet that
+    # uses them gets a sandbox per run (issue 27), and the report says why.
+    own_sandboxes = shared_state_reason(code) or shared_state_reason(fixed_code or "")
+    if runner is None and settings.warm_sandbox and own_sandboxes is None:
         # One warm sandbox for this job's runs: torch (and the snippet's own heavy
         # imports) load once, and every variant is a fresh child of it.
         warm = WarmRunner(preload=preload_list(code) + preload_list(fixed_code or ""), pool=pool)
@@ -108,6 +112,8 @@ def run_verification(code: str, *, fixed_code: str | None = None, gpu: str | Non
     if warm is not None and warm.cold_runs:
         report.add_note(
             f"{warm.cold_runs} run(s) in a sandbox of their own instead of the warm one: {'; '.join(warm.why_cold())}")
+    if runner is None and settings.warm_sandbox and own_sandboxes is not None:
+        report.add_note(f"every run in a sandbox of its own instead of a warm one: {own_sandboxes}")
     env = report.environment
     if not isinstance(env, dict):
         env = report.environment = {}

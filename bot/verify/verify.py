@@ -30,7 +30,8 @@ from bot.verify.classify import Retriever, classify_error
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure, PatchResult
 from bot.contract import present
-from bot.verify.report import ErrorInfo, ExitReason, FixRow, as_exit_reason, Progress, Status, VerifyReport
+from bot.verify.report import (ENDED_EARLY, SUPERVISOR_LOST, ErrorInfo, ExitReason, FixRow, Progress, Status,
+                               VerifyReport, as_exit_reason)
 
 Runner = Callable[..., Any]  # run_snippet(code, **options) -> RunResult
 OUTPUT_TAIL = 2000  # characters of a fix run's output kept in its row
@@ -79,6 +80,17 @@ def _error_info(error: dict | None, entry_id: str | None) -> ErrorInfo | None:
     if not error:
         return None
     return ErrorInfo(type=error.get("type"), message=error.get("message"), entry_id=entry_id)
+
+
+def _ended_early(original: Any, result: Any, status: Status) -> bool:
+    """Did the patched variant exit where the original raised? A variant that "fixed" the
+    error must have run to the snippet's last line; one that failed by sys.exit did what
+    the original did not. The original is known to have raised (it reproduced)."""
+    ended = _field(result, "ended", None)
+    if status == Status.FIXED:
+        return ended != "end"
+    return status in (Status.STILL_FAILS, Status.NEW_ERROR) and ended == "exit" \
+        and _field(original, "ended", None) != "exit"
 
 
 def _same_entry(kb: KnowledgeBase, a: str | None, b: str | None) -> bool:
@@ -166,6 +178,15 @@ class _Verification:
             report.entry_title = entry.title.get_text(self.lang)
             if entry.diagnosis:
                 report.diagnosis = entry.diagnosis.get_text(self.lang)
+        if _field(original, "supervisor_lost", False) is True:
+            # Not "does not reproduce": the run ended without a word from the supervisor.
+            report.supervisor_lost = True
+            report.summary = ("the sandbox's supervisor was lost before it reported (" +
+                              str(_field(original, "exit_detail", "") or "no detail") +
+                              "), so nothing is known about the snippet: it was neither reproduced nor not "
+                              "reproduced; run it again")
+            self.progress("done", 1, 1)
+            return report
         if not report.reproduced:
             report.summary = self._not_reproduced_summary(reason, env)
             self.progress("done", 1, 1)
@@ -266,6 +287,10 @@ class _Verification:
                                   entry_id=None)
             row.new_entry_id = None
         row.as_expected = self._as_expected(attempt, row)
+        if _field(result, "supervisor_lost", False) is True:
+            row.held_reason = SUPERVISOR_LOST  # an outcome nobody observed: never evidence
+        elif _ended_early(original, result, row.status):
+            row.held_reason = ENDED_EARLY
         return row
 
     def _as_expected(self, attempt: Attempt, row: FixRow) -> bool | None:

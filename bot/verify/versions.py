@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.settings import var_dir
+from bot.text.jsonin import loads as json_loads
 
 MESSAGE_CHARS = 300
 
@@ -41,7 +42,7 @@ class VersionTable:
 
     def load(self) -> dict:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json_loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

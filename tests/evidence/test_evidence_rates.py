@@ -70,10 +70,11 @@ def test_verified_runs_update_the_rate_with_the_versions_they_ran_on(make_store,
     assert retain["fix_rate"] == approx(0.9) and retain["held"] == 1 and retain["askers_failed"] == 1
 
     # new_error is a failure as well; not_applicable and timeout say nothing about the fix.
-    record(store, variant(seed_run.report, statuses={RETAIN: "new_error"}), CODE + "\n# third\n", asker="c")
+    # (Another program, not a comment copy: 3 askers with 2 distinct snippets meet the quorum.)
+    record(store, variant(seed_run.report, statuses={RETAIN: "new_error"}), CODE + "\nunused = 3\n", asker="c")
     record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + "\n# third b\n", asker="d")
     record(store, variant(seed_run.report, statuses={RETAIN: "not_applicable"}), CODE + "\n# fourth\n", asker="e")
-    record(store, variant(seed_run.report, statuses={RETAIN: "timeout"}), CODE + "\n# fifth\n", asker="e")
+    record(store, variant(seed_run.report, statuses={RETAIN: "timeout"}), CODE + "\n# fifth\n", asker="f")
     retain = item(stats(store, evidence_kb), RETAIN)
     assert (retain["runs"], retain["fixed"], retain["failed"], retain["not_counted"]) == (4, 1, 3, 2)
     assert retain["held"] == 0 and retain["askers_failed"] == 3
@@ -82,20 +83,21 @@ def test_verified_runs_update_the_rate_with_the_versions_they_ran_on(make_store,
     assert retain["summary"] == "fixed 1 of 4 verified runs on torch 2.3 to 2.13"
 
 
-def test_a_repeated_run_of_the_same_snippet_counts_once_and_the_latest_stands(make_store, evidence_kb, seed_run):
+def test_an_askers_runs_count_once_and_their_latest_stands(make_store, evidence_kb, seed_run):
     store = make_store()
     for _ in range(3):
         record(store, seed_run.report)
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert (retain["runs"], retain["fixed"], retain["recorded"]) == (1, 1, 3)
+    assert (retain["runs"], retain["fixed"], retain["recorded"], retain["superseded"]) == (1, 1, 3, 2)
     record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}))  # same snippet, same setup
     retain = item(stats(store, evidence_kb), RETAIN)
     # The latest outcome stands: a failure, of one asker only, so held.
     assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"]) == (0, 0, 0, 1)
-    # The same snippet on another torch is another experiment.
-    record(store, variant(seed_run.report, torch="2.4.0"))
+    # Another torch, another snippet: still the same asker, whose latest run stands (issue 27).
+    record(store, variant(seed_run.report, torch="2.4.0"), CODE + "\nunused = 1\n")
     retain = item(stats(store, evidence_kb), RETAIN)
-    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"]) == (1, 1, 0, 1)
+    assert (retain["runs"], retain["fixed"], retain["failed"], retain["held"]) == (1, 1, 0, 0)
+    assert retain["torch"] == ["2.4"] and retain["superseded"] == 4
 
 
 def test_dead_ends_gain_failure_evidence(make_store, evidence_kb, seed_run):
@@ -105,9 +107,10 @@ def test_dead_ends_gain_failure_evidence(make_store, evidence_kb, seed_run):
     # No prior: Beta(1, 1); the run failed as the knowledge base says -> 2 / 3.
     assert detach["fail_rate"] == approx(2 / 3) and detach["failed"] == 1
     assert detach["summary"] == "failed in 1 of 1 verified run on torch 2.13"
-    record(store, variant(seed_run.report, statuses={DETACH: "fixed"}), CODE + "\n# b\n")
+    # One other asker's "fixed" goes against the knowledge base: held until the quorum.
+    record(store, variant(seed_run.report, statuses={DETACH: "fixed"}), CODE + "\nunused = 1\n", asker="b")
     detach = item(stats(store, evidence_kb), DETACH)
-    assert detach["fail_rate"] == approx(0.5) and (detach["fixed"], detach["failed"]) == (1, 1)
+    assert detach["fail_rate"] == approx(2 / 3) and (detach["fixed"], detach["failed"], detach["held"]) == (0, 1, 1)
 
 
 def test_a_workaround_refuted_by_runs_is_shown_as_a_dead_end(make_store, evidence_kb, seed_run, use_kb,
@@ -116,7 +119,7 @@ def test_a_workaround_refuted_by_runs_is_shown_as_a_dead_end(make_store, evidenc
 
     store = make_store()
     for n in range(3):
-        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + f"\n# asker {n}\n",
+        record(store, variant(seed_run.report, statuses={RETAIN: "still_fails"}), CODE + f"\nunused = {n}\n",
                asker=f"asker-{n}")
     retain = item(stats(store, evidence_kb), RETAIN)
     assert retain["fix_rate"] == approx(0.8 / 4) and retain["refuted"] is True

@@ -42,7 +42,8 @@ def story(store, report: VerifyReport) -> None:
 
     record_verification(report, CODE, store=store, surface="cli")
     record_verification(variant(report, statuses={"retain-graph-all-but-last": "still_fails"}, torch="2.4.1+cu121",
-                                gpu="NVIDIA H100", job="job-1"), CODE + "\n# b\n", store=store, surface="queue")
+                                gpu="NVIDIA H100", job="job-1"), CODE + "\nunused = 1\n", store=store, surface="queue",
+                        asker="b")
     record_verification(variant(report, job="job-1"), CODE + "\n# b\n", store=store)  # a replay: ignored
     answer = answer_docs.document(answer_docs.match("pytorch/backward-twice", confidence=0.97,
                                                     workarounds=[answer_docs.workaround("backward-once")]))

@@ -119,3 +119,27 @@ def test_answer_json_carries_the_page_url(pages_kb, monkeypatch):
     monkeypatch.setenv("TROUBLESHOOT_PUBLIC_URL", "http://bot.internal:3000")
     assert match(hit, kb, "ko", PriorRates()).page_url == f"http://bot.internal:3000/kb/{BT}?lang=ko"
     assert posixpath.basename(match(hit, kb, "en", PriorRates()).page_url or "") == "backward-twice"
+
+
+def test_export_replaces_files_atomically_and_never_follows_a_planted_symlink(evidence, pages_kb, tmp_path):
+    """Issue 27: a symlink planted in the export folder made `kb export` overwrite a file
+    outside it (exit 0). A planted file link is replaced by the page; a planted folder
+    link is refused, named; nothing outside the folder changes."""
+    out, outside = tmp_path / "site", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / "index.html").symlink_to(victim)
+    env = {"DATABASE_URL": evidence.url, "TROUBLESHOOT_KNOWLEDGE_DIR": str(pages_kb)}
+    proc = troubleshoot("kb", "export", str(out), "--dir", str(pages_kb), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "keep me\n"
+    assert not (out / "index.html").is_symlink() and "<html" in (out / "index.html").read_text()
+    assert not [p.name for p in out.rglob(".*.tmp")]  # no temporary file left behind
+    # A folder of the pages planted as a link to elsewhere: refused, nothing written there.
+    (out / "pytorch").rename(tmp_path / "old-pytorch")
+    (out / "pytorch").symlink_to(outside, target_is_directory=True)
+    proc = troubleshoot("kb", "export", str(out), "--dir", str(pages_kb), env=env)
+    assert proc.returncode != 0 and "pytorch is a symlink or not a folder" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]

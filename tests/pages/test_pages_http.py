@@ -101,7 +101,7 @@ def test_json_and_markdown(served):
     assert best["rate_kind"] == "measured" and best["measured"] == 1.0
     assert best["verified"]["runs"] == 3 and best["verified"]["torch"] == ["2.4", "2.13"]
     held = next(w for w in doc["workarounds"] if w["id"] == "recompute-forward")
-    # One asker's failure is held (rates.py: MIN_FAILING_ASKERS): no evidence of its own yet.
+    # One asker's failure is held (rates.py: MIN_ASKERS): no evidence of its own yet.
     assert held["rate_kind"] == "estimate" and held["measured"] is None and held["verified"] is None
     assert doc["evidence"]["runs"] == [{"torch": "2.4", "device": "NVIDIA H200", "runs": 1, "reproduced": 1},
                                        {"torch": "2.13", "device": "cpu", "runs": 2, "reproduced": 2}]

@@ -227,13 +227,14 @@ def test_parse_result_clamps_and_checks_fields():
                                      "frames": [{"file": "/home/sandbox/snippet.py", "line": 3, "function": "f",
                                                  "in_snippet": "yes"}, "junk"] * 1000,
                                      "snippet_line": "3"},
-           "environment": {"torch": "2.99"}}
+           "environment": {"torch": "2.99"}, "ended": "whenever"}
     got = parse_result(json.dumps(raw).encode())
     e = got["error"]
     assert e["type"] == "RuntimeError" and len(e["message"]) == 8192 and e["traceback"] == ""
     assert len(e["frames"]) <= 200 and all(f["in_snippet"] is False for f in e["frames"])
     assert e["snippet_line"] is None
-    assert set(got) == {"exit_code", "error"}  # nothing about the environment is taken from a run
+    # Nothing about the environment is taken from a run; how it ended only as one of ENDINGS.
+    assert set(got) == {"exit_code", "error", "ended"} and got["ended"] is None
 
 
 @pytest.mark.parametrize("status", [{"exited": 0, "signal": 9}, {"exited": None, "signal": None},

@@ -25,6 +25,7 @@ from bot.slack.services.message import ParsedMessage, looks_like_traceback
 from bot.slack.services.slack_api import Posted, Where, post, update
 from bot.store.models import Answer
 from bot.text.lang import LANGUAGES, detect_language
+from bot.text.jsonin import loads as json_loads
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +221,7 @@ def stored_answer(ctx: BotContext, answer_id: int) -> tuple[Answer, AnswerDocume
     if row is None or not row.answer_json:
         return None
     try:
-        return row, AnswerDocument.from_json(json.loads(row.answer_json))
+        return row, AnswerDocument.from_json(json_loads(row.answer_json))
     except (ValueError, TypeError) as exc:  # ValueError: bad JSON or a key the document lacks
         log.warning("stored answer A%s unreadable: %s", answer_id, exc)
         return None

@@ -14,7 +14,6 @@ knowledge base in that language, whatever language each answer was given in."""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -37,6 +36,7 @@ from bot.store.models import CoverageGap, VerificationOutcome
 from bot.store.models import Answer, utcnow
 from bot.text.lang import LANGUAGES
 from bot.verify.report import Status
+from bot.text.jsonin import loads as json_loads
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def fix_title(kb: m.KnowledgeBase | None, entry_id: str, item_id: str, lang: str
 
 def _answer_title(answer_json: str | None, lang: str, kb: m.KnowledgeBase | None = None) -> str:
     try:
-        answer = AnswerDocument.from_json(json.loads(answer_json)) if answer_json else None
+        answer = AnswerDocument.from_json(json_loads(answer_json)) if answer_json else None
     except (ValueError, TypeError, AttributeError):  # not JSON, or not an answer document
         return ""
     best = answer.best if answer is not None else None

@@ -15,7 +15,6 @@ the evidence as it now stands (the run was recorded: its evidence line moves).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -32,6 +31,7 @@ from bot.slack.blocks import (answer_versions, apology_message, fix_titles, outp
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import Where, post, update
+from bot.text.jsonin import loads as json_loads
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def redraw_answer(ctx: BotContext, answer_id: int | None) -> None:
     row = ctx.store.get_answer(answer_id) if answer_id is not None else None
     if answer_id is None or row is None or not row.channel or not row.ts or not row.answer_json:
         return
-    shown = AnswerDocument.from_json(json.loads(row.answer_json))
+    shown = AnswerDocument.from_json(json_loads(row.answer_json))
     fresh = refresh_rates(shown, current_knowledge(), get_rate_source())
     update(ctx.client, row.channel, row.ts,
            answer_versions(fresh, answer_id=answer_id, votes=ctx.store.vote_counts(answer_id)))
