@@ -60,3 +60,28 @@ def test_kb_list_json_contract(capsys):
         assert set(row) == {"id", "title", "languages", "workarounds", "dead_ends", "articles"}
         assert row["languages"] == ["en", "ko", "zh"]
         assert row["workarounds"] >= 2 and row["dead_ends"] >= 1
+
+
+@pytest.mark.parametrize("entry_id, asked, first", [
+    # a packed 4-bit weight: the bitsandbytes fix, not an in_features change
+    ("pytorch/shape-matmul", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1024x4096 and 1x8388608)",
+     "call-4bit-layer-not-its-weight"),
+    # the GPU's architecture is missing from the build: a build for it, not map_location
+    ("pytorch/cuda-not-available",
+     "UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+     "PyTorch installation.", "install-build-for-gpu-arch"),
+    ("pytorch/dynamo-backend-failed", "RuntimeError: Windows not yet supported for torch.compile",
+     "upgrade-torch-or-skip-compile"),
+    ("pytorch/windows-dll-load", "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine "
+     "failed. Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+     "install-vc-redist"),
+])
+def test_context_in_the_message_ranks_its_fix_first(entry_id, asked, first):
+    from bot.answer.ranking import rank_fixes
+    from bot.evidence.display import PriorRates
+
+    entry = load_knowledge().entries[entry_id]
+    ranked = [f.workaround.id for f in rank_fixes(entry, PriorRates(), asked=asked).workarounds]
+    assert ranked[0] == first, ranked
+    plain = [f.workaround.id for f in rank_fixes(entry, PriorRates(), asked="").workarounds]
+    assert plain[0] != first, plain  # without that context a general fix leads

@@ -76,8 +76,20 @@ class LegResult:
 PRIMARY, ELSEWHERE = 2.0, 1.0
 
 
+def _with_frames(query: Query) -> tuple[str, int]:
+    """The last exception under the frames printed above it, and where its message starts.
+
+    Some messages name a cause only in context: `No module named 'models'` is an
+    unpickled class's module when torch.load's frames are above it, and anything else
+    without them. A pattern that spans those frames into the message recognises the
+    last exception as surely as one over the message alone."""
+    frames = "\n".join(f'  File "{f.path}", in {f.function}\n    {f.code}' for f in query.frames)
+    return (frames + "\n" + query.error_text, len(frames) + 1) if frames else ("", 0)
+
+
 def signature_leg(query: Query, entries: list[m.Entry]) -> LegResult:
     primary = [t for t in {query.error_text, query.normalised} if t]
+    framed, message_at = _with_frames(query)
     others: list[str] = []
     for exc in query.parsed.exceptions[:-1]:
         others.extend({exc.text(), normalise_message(exc.text()[:2000])})
@@ -96,10 +108,17 @@ def signature_leg(query: Query, entries: list[m.Entry]) -> LegResult:
                         score = tier + min(len(hit.group(0)), 200) / 1000
                         if score > best:
                             best, why = score, hit.group(0)
+                if tier == PRIMARY and framed:
+                    hit = sig.regex.search(framed)
+                    if hit and hit.end() > message_at:  # it reaches into the message, not frames alone
+                        score = tier + min(len(hit.group(0)), 200) / 1000
+                        if score > best:
+                            best, why = score, hit.group(0)
             if best:
                 break
         if best:
-            if short_type and any(short_type == e.rsplit(".", 1)[-1] for e in entry.exception):
+            # Types compare without case: askers retype `RunTimeError`.
+            if short_type and any(short_type.lower() == e.rsplit(".", 1)[-1].lower() for e in entry.exception):
                 best += 0.05
             scored.append((entry.id, best))
             detail[entry.id] = why
@@ -107,8 +126,8 @@ def signature_leg(query: Query, entries: list[m.Entry]) -> LegResult:
     mismatch: set[str] = set()
     if short_type:
         for entry in entries:
-            declared = {e.rsplit(".", 1)[-1] for e in entry.exception}
-            if declared and short_type not in declared:
+            declared = {e.rsplit(".", 1)[-1].lower() for e in entry.exception}
+            if declared and short_type.lower() not in declared:
                 mismatch.add(entry.id)
     return LegResult("signature", scored, detail=detail, type_mismatch=mismatch, has_exception=bool(short_type))
 

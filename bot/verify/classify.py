@@ -39,23 +39,47 @@ def _match_length(entry: Entry, texts: list[str]) -> int:
     return best
 
 
+def _message_start(traceback: str, message: str) -> int:
+    """Where the last exception's own lines (`Type: message`) start in a formatted traceback."""
+    cut = len(traceback)
+    for _ in range(message.strip().count("\n") + 1):
+        cut = traceback.rfind("\n", 0, cut)
+    return cut + 1
+
+
+def _framed_match_length(entry: Entry, traceback: str, message_at: int) -> int:
+    """A pattern that needs the frames above the message (torch.load above `No module named
+    'models'`) counts when its match reaches into the message, never on frames alone."""
+    best = 0
+    for sig in entry.signatures:
+        m = sig.regex.search(traceback)
+        if m and m.end() > message_at:
+            best = max(best, len(m.group(0)))
+    return best
+
+
 def classify_error(type_: str | None, message: str | None, *, kb: KnowledgeBase | None = None,
-                   retriever: Retriever | None = None) -> tuple[str | None, float]:
-    """(entry id, confidence in [0, 1]) for an exception type and message; (None, 0.0)
-    when nothing matches."""
+                   retriever: Retriever | None = None, traceback: str | None = None) -> tuple[str | None, float]:
+    """(entry id, confidence in [0, 1]) for an exception type and message, and the
+    formatted traceback when there is one; (None, 0.0) when nothing matches."""
     text = error_text(type_, message)
     if not text:
         return None, 0.0
     kb = kb or current_knowledge()
     texts = [text, normalise_message(text)]
+    framed = (traceback or "").rstrip()
+    message_at = _message_start(framed, message or "") if framed else 0
     short_type = (type_ or "").rsplit(".", 1)[-1]  # the sandbox names `_pickle.UnpicklingError`
     hits = []
     for entry in kb.entries.values():
-        if entry.matches(*texts):
+        length = _match_length(entry, texts) if entry.matches(*texts) else 0
+        if not length and framed:
+            length = _framed_match_length(entry, framed, message_at)
+        if length:
             expected = {e.rsplit(".", 1)[-1] for e in entry.exception}
             type_ok = not expected or not short_type or short_type in expected
             # Prefer the type the entry expects, then the most specific (longest) match.
-            hits.append((type_ok, _match_length(entry, texts), entry.id))
+            hits.append((type_ok, length, entry.id))
     if hits:
         hits.sort(reverse=True)
         type_ok, _, entry_id = hits[0]

@@ -144,7 +144,8 @@ class _Verification:
     def classify(self, error: dict | None) -> tuple[str | None, float]:
         if not error:
             return None, 0.0
-        return classify_error(error.get("type"), error.get("message"), kb=self.kb, retriever=self.retriever)
+        return classify_error(error.get("type"), error.get("message"), kb=self.kb, retriever=self.retriever,
+                              traceback=error.get("traceback"))
 
     # --- the whole verification -------------------------------------------------------
 

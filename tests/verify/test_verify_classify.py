@@ -41,3 +41,23 @@ def test_the_retriever_is_asked_only_when_no_signature_matches(kb):
     assert asked == [("KeyError", "'optimizer'")]
     classify_error("RuntimeError", "Trying to backward through the graph a second time", kb=kb, retriever=retriever)
     assert len(asked) == 1
+
+
+UNPICKLED = ("Traceback (most recent call last):\n"
+             '  File "/tmp/run/snippet.py", line 27, in <module>\n'
+             "    model = torch.load(buffer, weights_only=False)\n"
+             '  File "/venv/lib/python3.11/site-packages/torch/serialization.py", line 1478, in find_class\n'
+             "    return super().find_class(mod_name, name)\n"
+             "ModuleNotFoundError: No module named 'models'\n")
+
+
+def test_a_message_that_needs_its_frames_is_classified_with_the_traceback(kb):
+    message = "No module named 'models'"
+    assert classify_error("ModuleNotFoundError", message, kb=kb) == (None, 0.0)
+    assert classify_error("ModuleNotFoundError", message, kb=kb, traceback=UNPICKLED) == \
+        ("pytorch/pickled-model-module-missing", 0.95)
+
+
+def test_frames_alone_never_classify_another_message(kb):
+    traceback = UNPICKLED.replace("ModuleNotFoundError: No module named 'models'", "KeyError: 'model'")
+    assert classify_error("KeyError", "'model'", kb=kb, traceback=traceback) == (None, 0.0)
