@@ -36,13 +36,18 @@ def core_ids() -> list[str]:
     return [i for i in build_sets.required_ids() if i in covered]
 
 
+# required-ids.txt lists the 90 taxonomy classes first; the classes found in real traffic
+# (issue 25) follow them and are measured on eval/real, not on these hand-written sets.
+TAXONOMY_CLASSES = 90
+
+
 def longtail_ids() -> list[str]:
-    """Every required id after the first 25 classes, in the taxonomy's order."""
+    """Every taxonomy class after the first 25, in the taxonomy's order."""
     ids = build_sets.required_ids()
     core = core_ids()
     if ids[:len(core)] != core:
         raise SystemExit(f"{build_sets.REQUIRED_IDS}: the first {len(core)} ids are not the classes of eval/build_sets.py")
-    return ids[len(core):]
+    return ids[len(core):TAXONOMY_CLASSES]
 
 
 def check(name: str, items: list[dict], ids: list[str]) -> None:

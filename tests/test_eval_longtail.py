@@ -77,8 +77,11 @@ def required_ids() -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
+TAXONOMY_CLASSES = 90  # required-ids.txt lists the taxonomy first, then classes found in real traffic (issue 25)
+
+
 def longtail_ids() -> list[str]:
-    return required_ids()[CORE_CLASSES:]
+    return required_ids()[CORE_CLASSES:TAXONOMY_CLASSES]
 
 
 def load(path: Path) -> list[dict]:
@@ -110,7 +113,9 @@ def both(sets, name: str) -> list[dict]:
 def test_required_ids_list_the_90_taxonomy_classes_in_order():
     taxonomy = REPO.parent.parent / "shared" / "taxonomy.yml"  # /work/shared when run from a worktree
     ids = required_ids()
-    assert len(ids) == 90 and len(set(ids)) == 90, f"{len(ids)} ids, {len(set(ids))} distinct"
+    assert len(set(ids)) == len(ids), f"{len(ids)} ids, {len(set(ids))} distinct"
+    ids = ids[:TAXONOMY_CLASSES]
+    assert len(ids) == TAXONOMY_CLASSES, f"{len(ids)} ids"
     if taxonomy.exists():
         assert ids == re.findall(r"^- id: (\S+)", taxonomy.read_text(encoding="utf-8"), re.M)
 

@@ -18,8 +18,9 @@ def required_ids() -> list[str]:
 
 
 def test_required_id_list_has_the_90_taxonomy_classes():
+    # The 90 taxonomy classes come first; classes found in real traffic (issue 25) follow them.
     ids = required_ids()
-    assert len(ids) == 90 and len(set(ids)) == 90
+    assert len(ids) >= 90 and len(set(ids)) == len(ids)
 
 
 def test_every_required_id_has_an_entry():
