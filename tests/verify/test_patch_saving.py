@@ -392,7 +392,7 @@ def test_jit_ignore_does_not_apply_to_forward():
 
 # py2-checkpoint-encoding (the patch lives in loading.py, next to weights-only-false) --------------
 
-PY2_DECODE = "'utf-8' codec can't decode byte 0x80"
+PY2_DECODE = "'ascii' codec can't decode byte 0x80"
 
 
 def test_latin1_encoding_loads_a_python2_checkpoint(try_patch):
