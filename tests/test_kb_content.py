@@ -18,9 +18,8 @@ def required_ids() -> list[str]:
 
 
 def test_required_id_list_has_the_90_taxonomy_classes():
-    # the 90 classes of the taxonomy, plus the entries written from the real-traffic corpus (issue 25)
     ids = required_ids()
-    assert len(ids) >= 90 and len(set(ids)) == len(ids)
+    assert len(ids) == 90 and len(set(ids)) == 90
 
 
 def test_every_required_id_has_an_entry():
