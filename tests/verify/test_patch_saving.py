@@ -10,7 +10,7 @@ from textwrap import dedent
 from bot.verify.patches import registry
 from bot.verify.patches.base import Failure
 
-from .conftest import apply_patch
+from .conftest import apply_patch, entry_repro
 
 CORRUPT = "failed finding central directory"
 TS_ARCHIVE = "with TorchScript archives"
@@ -388,3 +388,26 @@ def test_jit_ignore_does_not_apply_to_forward():
         frames=[{"file": f, "line": 1, "in_snippet": True} for f in files])
     result = registry.get("jit-ignore-unsupported-method").apply(code, failure)
     assert not result.applicable and "forward" in result.reason
+
+
+# py2-checkpoint-encoding (the patch lives in loading.py, next to weights-only-false) --------------
+
+PY2_DECODE = "'ascii' codec can't decode byte 0x80"
+
+
+def test_latin1_encoding_loads_a_python2_checkpoint(try_patch):
+    out = try_patch(entry_repro("py2-checkpoint-encoding"), "load-encoding-latin1", fails_with=PY2_DECODE)
+    assert 'state = torch.load("py2_checkpoint.pt", encoding="latin1")' in out.patch.code
+    out.ok()
+    assert "{'name': '\\x80\\x9e'}" in out.patched.output  # every byte kept, one character each
+
+
+def test_weights_only_false_does_not_change_the_decoding(try_patch):
+    out = try_patch(entry_repro("py2-checkpoint-encoding"), "weights-only-false", fails_with=PY2_DECODE)
+    out.fails(PY2_DECODE)
+
+
+def test_latin1_encoding_needs_a_torch_load_on_the_line():
+    code = 'import pickle\nstate = pickle.load(open("a.pkl", "rb"))\n'
+    result = apply_patch("load-encoding-latin1", code, 2, PY2_DECODE, "UnicodeDecodeError")
+    assert not result.applicable and "has no torch.load() call" in result.reason

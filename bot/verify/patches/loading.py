@@ -65,3 +65,19 @@ def allowlist_safe_globals(code: str, failure: Failure) -> PatchResult:
     lines.append(f"{torch}.serialization.add_safe_globals([{reference}])")
     edits.insert_before(stmt, *lines)
     return PatchResult.changed(edits.render(), f"{name} allowlisted before the torch.load() on line {s.line(stmt)}")
+
+
+# --- py2-checkpoint-encoding ---------------------------------------------------------------------
+
+@register("load-encoding-latin1", "`torch.load(f)` -> `torch.load(f, encoding=\"latin1\")` (byte strings that "
+                                  "Python 2 pickled become str by latin1, which decodes every byte)")
+def load_encoding_latin1(code: str, failure: Failure) -> PatchResult:
+    s = Snippet(code)
+    stmt = s.statement_at(failure.line)
+    calls = _load_calls(s, stmt)
+    if not calls:
+        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.load() call")
+    edits = Edits(s)
+    for call in calls:
+        edits.replace_node(call, lambda u: set_kwarg(u, "encoding", '"latin1"'))
+    return PatchResult.changed(edits.render(), f"encoding=\"latin1\" on the torch.load() of line {s.line(stmt)}")
