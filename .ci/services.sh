@@ -23,6 +23,13 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q 2>/dev/null;
     ok=1
   fi
 fi
+# strace and libseccomp's Python binding: tests/jobs/test_jobs_deploy.py checks the
+# worker's seccomp profile with them (skipped, saying so, without them). Never fails CI.
+if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] && \
+   { ! command -v strace >/dev/null || ! /usr/bin/python3 -c "import seccomp" 2>/dev/null; }; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends strace python3-seccomp) >/dev/null 2>&1 || true
+fi
 # Headless Chromium and CJK fonts for the knowledge pages' browser tests
 # (tests/pages/test_pages_browser.py skips with the reason where there is no browser).
 # The package lists are refreshed first: on an image whose lists are old, installing

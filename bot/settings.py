@@ -85,6 +85,16 @@ class Settings(BaseSettings):
                                         "seconds one Slack API call may take", gt=0)
     max_file_bytes: int = _env("TROUBLESHOOT_MAX_FILE_BYTES", 512 * 1024, "largest uploaded file read, bytes", ge=1)
     verify_threads: int = _env("TROUBLESHOOT_VERIFY_THREADS", 2, "verifications at once in the bot", ge=1)
+    work_lease_seconds: float = _env("TROUBLESHOOT_WORK_LEASE_SECONDS", 30.0,
+                                     "how long owed work stays with a bot process that stops renewing it", gt=0)
+    work_attempts: int = _env("TROUBLESHOOT_WORK_ATTEMPTS", 5,
+                              "attempts at owed work while the store is failing, before the apology", ge=1)
+    stop_seconds: float = _env("TROUBLESHOOT_STOP_SECONDS", 20.0,
+                               "on SIGTERM, how long the bot finishes work in hand before handing it back", ge=0)
+    http_max_body_bytes: int = _env("TROUBLESHOOT_HTTP_MAX_BODY_BYTES", 1 << 20,
+                                    "the largest request body the HTTP server reads", ge=1024)
+    http_idle_seconds: int = _env("TROUBLESHOOT_HTTP_IDLE_SECONDS", 30,
+                                  "a kept-alive HTTP connection idle this long is closed", ge=1)
     public_url: str = _env("TROUBLESHOOT_PUBLIC_URL", "",
                            "the bot's public base URL (https://host): answers link to its /kb/<id> pages")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = _env(
@@ -131,6 +141,9 @@ class Settings(BaseSettings):
     sandbox_cpus: float = _env("TROUBLESHOOT_SANDBOX_CPUS", 1.0,
                                "CPU bandwidth of one sandboxed run, in CPUs (cgroup cpu.max / cfs quota)",
                                gt=0, le=1024)
+    sandbox_gpu_cpus: float = _env("TROUBLESHOOT_SANDBOX_GPU_CPUS", 4.0,
+                                   "the least CPU bandwidth of a run on a GPU, in CPUs (its kernel launches, data "
+                                   "loading and torch.compile need more than a CPU run's share)", gt=0, le=1024)
     sandbox_rlimit_fallback: bool = _env(
         "TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK", False,
         "run snippets where no cgroup can be written, with rlimits only (RLIMIT_AS misses tmpfs and kernel "
@@ -290,6 +303,10 @@ def embedder_name() -> str:
 
 def sandbox_cpus() -> float:
     return get_settings().sandbox_cpus
+
+
+def sandbox_gpu_cpus() -> float:
+    return get_settings().sandbox_gpu_cpus
 
 
 def sandbox_rlimit_fallback() -> bool:

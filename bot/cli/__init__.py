@@ -366,12 +366,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve = _sub(sub, "serve", help="run the Slack bot (Socket Mode, or --http)",
                  description="Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, otherwise (or with "
                              "--http) an HTTP server for Slack's requests at /slack/events.",
-                 examples=["troubleshoot serve", "troubleshoot serve --http --port 3000"],
+                 examples=["troubleshoot serve", "troubleshoot serve --http --port 3000 --workers 8"],
                  settings=["SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL",
-                           "TROUBLESHOOT_SLACK_TIMEOUT_SECONDS", "REDIS_URL"] + STORE)
+                           "TROUBLESHOOT_SLACK_TIMEOUT_SECONDS", "REDIS_URL", "TROUBLESHOOT_WORK_LEASE_SECONDS",
+                           "TROUBLESHOOT_WORK_ATTEMPTS", "TROUBLESHOOT_STOP_SECONDS",
+                           "TROUBLESHOOT_HTTP_MAX_BODY_BYTES", "TROUBLESHOOT_HTTP_IDLE_SECONDS"] + STORE)
     serve.add_argument("--http", action="store_true", help="listen for Slack's HTTP requests at /slack/events")
     serve.add_argument("--port", type=_port, default=3000, help="port to listen on, 0-65535 (default 3000)")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    serve.add_argument("--workers", type=_positive, default=8,
+                       help="HTTP request threads (default 8); the answers run on their own pool")
     _common(serve)
     serve.set_defaults(handler="bot.cli.serve:serve")
 

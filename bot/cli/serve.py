@@ -1,15 +1,22 @@
-"""`troubleshoot serve [--http --port N --host H]`: run the Slack bot.
+"""`troubleshoot serve [--http --port N --host H --workers N]`: run the Slack bot.
 
 Socket Mode when SLACK_APP_TOKEN is set (no public URL needed), otherwise (or with
---http) an HTTP server taking Slack's requests at /slack/events, with a health
-check at /health. SLACK_API_URL points the Web API client at another base URL.
+--http) an HTTP server (waitress, --workers request threads) taking Slack's requests at
+/slack/events, with /health (liveness) and /ready (readiness). SLACK_API_URL points the
+Web API client at another base URL.
+
+SIGTERM (or Ctrl-C) stops gracefully: no new work starts (requests still coming are
+recorded for the next process), the work in hand gets TROUBLESHOOT_STOP_SECONDS, the rest
+goes back to the store, the Socket Mode connection is closed, and the process exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
+import sys
 import threading
 from types import FrameType
 
@@ -90,17 +97,30 @@ def serve(args: argparse.Namespace) -> int:
     app = build_app(ctx)
     start_warm_up(ctx)
 
+    stop_requested = threading.Event()
+    budget = get_settings().stop_seconds
+
     if socket_mode:
-        handler = start_socket_mode(app, settings.app_token)
+        _on_stop(stop_requested)
+        handler = start_socket_mode(app, settings.app_token, ctx)
         start_retention_sweeps(ctx.store)
+        handler.connect()
         print("troubleshoot: connected in Socket Mode", flush=True)
-        handler.start()
-        return 0
+        stop_requested.wait()
+        try:
+            # First the clean WebSocket close: Slack sends what comes next to another connection
+            # (every envelope received so far is acked already); then the work in hand.
+            handler.close()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("Socket Mode close: %s", type(exc).__name__)
+        assert ctx.work_queue is not None
+        ctx.work_queue.stop(budget)
+        _exit_now()
 
     try:
-        server = make_http_server(app, ctx, args.host, args.port)
-    except OSError as exc:  # the port is taken, the address is not this machine's, the name does not resolve
-        reason = exc.strerror or str(exc)
+        server = make_http_server(app, ctx, args.host, args.port, threads=getattr(args, "workers", None) or 8)
+    except (OSError, ValueError) as exc:  # the port is taken, the address is not this machine's, the name
+        reason = getattr(exc, "strerror", None) or str(exc)  # does not resolve (waitress: ValueError)
         raise ConfigurationError(f"cannot listen on {args.host}:{args.port} ({reason}); "
                                  "choose another --port or --host") from None
     start_retention_sweeps(ctx.store)
@@ -108,12 +128,38 @@ def serve(args: argparse.Namespace) -> int:
     # Tests start the bot on port 0 and read the real port from this line.
     print(f"troubleshoot: listening on http://{host}:{port}{EVENTS_PATH}", flush=True)
 
-    def stop(_signum: int, _frame: FrameType | None) -> None:
-        threading.Thread(target=server.shutdown, daemon=True).start()
+    _on_stop(stop_requested)
 
-    signal.signal(signal.SIGTERM, stop)
+    def drain() -> None:
+        stop_requested.wait()
+        assert ctx.work_queue is not None
+        # Requests that still come while the work drains are recorded for the next process.
+        ctx.work_queue.stop(budget)
+        server.shutdown()
+
+    threading.Thread(target=drain, name="drain", daemon=True).start()
     try:
         server.serve_forever()
     finally:
         server.server_close()
+    _exit_now()
     return 0
+
+
+def _on_stop(stop_requested: threading.Event) -> None:
+    """SIGTERM (a deploy, an orchestrator) and Ctrl-C both start the graceful stop."""
+
+    def on_stop(_signum: int, _frame: FrameType | None) -> None:
+        stop_requested.set()
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+
+
+def _exit_now() -> None:
+    """Exit without waiting for the work threads: what they still held is back in the
+    store (the interpreter would join the pools' threads, past the stop budget)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(0)

@@ -71,7 +71,7 @@ def stop_unless_verified(report: VerifyReport) -> int:
     """After the report is printed: 0 when something was verified; else NothingVerified (no
     fix worked, nothing to try, a timeout), or Unavailable when the worker was lost. The
     report said why: nothing more goes to stderr."""
-    if report.worker_lost is True:
+    if report.worker_lost is True or isinstance(report.infrastructure_error, str):
         raise Unavailable("")
     if not _verified(report):
         raise NothingVerified("")
@@ -295,6 +295,8 @@ def verify_queued(args: argparse.Namespace) -> int:
         print(format_report(report))
         if report.worker_lost is True:
             print(report.summary or "worker lost")
+        elif isinstance(report.infrastructure_error, str):
+            print(report.summary)
     return stop_unless_verified(report)
 
 

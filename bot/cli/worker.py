@@ -79,6 +79,32 @@ def _start_presence(settings: JobSettings, info: dict[str, Any]) -> None:
     signals.worker_shutting_down.connect(_down, weak=False)
 
 
+def _refuse_mig(gpus: list[str]) -> None:
+    """MIG is not supported yet: a worker on a GPU in MIG mode refuses to start, saying so."""
+    from bot.sandbox.gpu import mig_refusal
+
+    refusals = [why for why in map(mig_refusal, gpus) if why]
+    if refusals:
+        raise ConfigurationError("; ".join(refusals))
+
+
+def _gpu_canaries(prog: str, gpus: list[str]) -> dict[str, Any]:
+    """The canary on every GPU before the worker takes jobs (bot/sandbox/canary.py). A GPU
+    that fails is named with the reason; its jobs run the canary again first and are
+    reported as infrastructure errors while it fails."""
+    from bot.sandbox.canary import check_gpu
+
+    health = {}
+    for gpu in gpus:
+        health[gpu] = h = check_gpu(gpu)
+        if h.ok:
+            print(f"{prog}: GPU {gpu} ({h.device_name}) passed its canary in {h.seconds:g} s", flush=True)
+        else:
+            print(f"{prog}: GPU {gpu} FAILED its canary: {h.why}. Its jobs are answered as an infrastructure "
+                  f"error, not run, until it passes again (checked before each job)", file=sys.stderr, flush=True)
+    return health
+
+
 def worker(args: argparse.Namespace) -> int:
     prog = "troubleshoot worker"
     settings = JobSettings.from_env()  # a malformed setting: ConfigError, a ConfigurationError
@@ -108,10 +134,15 @@ def worker(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"cannot load the knowledge base ({type(exc).__name__}: {exc})") from None
 
     from bot.jobs.celery_app import make_app
-    from bot.jobs.gpus import detect_gpus
+    from bot.jobs.gpus import detect_gpus, unbindable_gpus_note
     from bot.jobs.tasks import configure_worker
 
     gpus = detect_gpus()
+    unbindable = unbindable_gpus_note()
+    if unbindable:
+        print(f"{prog}: {unbindable}", file=sys.stderr, flush=True)
+    _refuse_mig(gpus)
+    health = _gpu_canaries(prog, gpus)
     concurrency = concurrency or settings.concurrency or max(1, len(gpus))
     from bot.envs import EnvStore
 
@@ -121,6 +152,7 @@ def worker(args: argparse.Namespace) -> int:
     configure_worker(gpus, envs_dir)
     name = settings.worker_name or f"gpu-{os.getpid()}@{socket.gethostname()}"
     info = {"name": name, "hostname": socket.gethostname(), "pid": os.getpid(), "gpus": gpus,
+            "gpu_health": {gpu: h.brief() for gpu, h in health.items()},
             "concurrency": concurrency, "queue": QUEUE, "queues": queues,
             "environments": [{"version": e.version, "torch": e.torch, "cuda": e.cuda} for e in environments]}
     app = make_app(settings)

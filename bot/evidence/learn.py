@@ -25,7 +25,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from bot.kb.loader import load_entry_file, load_knowledge
 from bot.logs import redact
+from bot.retrieval.query import understand
 from bot.store import Store
 from bot.store.models import PendingExample, utcnow
 from bot.text.normalize import error_type_of, normalise_for_search
@@ -42,8 +44,6 @@ class LearnError(ValueError):
 def example_text(text: str) -> str:
     """What an example keeps of a question: its last exception as `Type: message`, or the
     asker's words for a question without one; normalised and redacted."""
-    from bot.retrieval.query import understand
-
     query = understand(text)
     last = query.parsed.last
     if last is not None and query.error_text:
@@ -126,8 +126,6 @@ def accept(store: Store, key: str, kb_root: Path) -> dict[str, Any]:
     """Add the example to its entry's file (a new item at the end of `examples:`), check
     the file as `kb check` does, and drop it from the pending list. The file is left as
     it was when the check fails or the entry is gone."""
-    from bot.kb.loader import load_knowledge
-
     row = _find(store, key)
     kb = load_knowledge(kb_root)
     entry = kb.resolve(row.entry_id)
@@ -192,8 +190,6 @@ def _write(path: Path, text: str) -> None:
 
 
 def _check(path: Path, entry_id: str) -> None:
-    from bot.kb.loader import load_entry_file
-
     problems: list[Any] = []
     entry = load_entry_file(path, problems)
     errors = [p for p in problems if p.is_error]

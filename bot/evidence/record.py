@@ -38,6 +38,7 @@ from bot.contract import Absent
 from bot.evidence.db import get_store
 from bot.evidence.rates import evidence_changed
 from bot.evidence.signature import question_signature
+from bot.evidence.learn import note_example
 from bot.kb.loader import current_knowledge
 from bot.logs import redact
 from bot.settings import get_settings
@@ -141,8 +142,10 @@ class Recording:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def save(self, report: VerifyReport, snippet: str) -> int | None:
-        if report.worker_lost is True:
-            return None  # the job never ran to the end: no evidence about the snippet, and no failure
+        if report.worker_lost is True or isinstance(report.infrastructure_error, str):
+            # the job never ran to the end, or ran on a GPU that failed its canary: no
+            # evidence about the snippet, and no failure
+            return None
         verification_id = record_verification(report, snippet, consent=self.consent, surface=self.surface,
                                               answer_id=self.answer_id, store=self.store, asker=self.asker)
         with self._lock:
@@ -179,8 +182,8 @@ def record_verification(report: VerifyReport, snippet: str, *, consent: bool = F
     try:
         if not isinstance(report, VerifyReport) or not isinstance(snippet, str):
             raise ValueError("a verification report is a VerifyReport and its snippet a str")
-        if report.worker_lost is True:
-            return None  # the job never ran to the end: no evidence about the snippet
+        if report.worker_lost is True or isinstance(report.infrastructure_error, str):
+            return None  # the job never ran to the end, or its GPU failed: no evidence about the snippet
         store = _store(store)
         env = report.environment if isinstance(report.environment, dict) else {}
         error = report.error
@@ -313,8 +316,6 @@ def record_pick(text: str, entry_id: str, language: str | None, *, source: str =
     """An asker tied this question to this entry (a pick among choices, a 👍): kept as a
     pending example for `troubleshoot kb learn` (bot/evidence/learn.py). Never raises:
     a store that cannot be written costs the example, not the answer."""
-    from bot.evidence.learn import note_example
-
     try:
         return note_example(_store(store), text, entry_id, language, source=source)
     except Exception as exc:  # noqa: BLE001

@@ -18,7 +18,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from bot.jobs.base import JobFailed, JobTimeout, Progress
 from bot.jobs.gpus import detect_gpus
 from bot.jobs.settings import JobSettings
-from bot.jobs.verification import check_snippet, worker_info
+from bot.jobs.verification import check_snippet, on_healthy_gpu, worker_info
+from bot.sandbox.canary import check_gpu
 from bot.sandbox.warm import start_pool
 from bot.verify.report import ReportRecorder, VerifyReport
 from bot.verify.service import run_verification
@@ -47,10 +48,12 @@ class LocalExecutor:
     name = "local"
 
     def __init__(self, settings: JobSettings | None = None, *, gpus: list[str] | None = None, runner=None,
-                 warm_pool: bool = True):
+                 warm_pool: bool = True, canary=check_gpu):
         """`warm_pool`: from the first job on, keep warm sandboxes started ahead of the next
         jobs (a long-lived executor, such as the bot's); a one-shot command turns it off and
-        its job starts its own."""
+        its job starts its own. `canary`: the GPU health check run before each GPU job
+        (bot/sandbox/canary.py; tests without a GPU give their own)."""
+        self._canary = canary
         self.settings = settings or JobSettings.from_env()
         self.gpus = detect_gpus() if gpus is None else list(gpus)
         slots = self.settings.concurrency or max(1, len(self.gpus))
@@ -88,10 +91,17 @@ class LocalExecutor:
              record: ReportRecorder | None = None) -> VerifyReport:
         gpu = self._free_gpus.get() if self.gpus else None
         try:
-            return run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
-                                    job_seconds=self.settings.job_seconds, runner=self._runner,
-                                    info=worker_info(gpu, executor="local"), lang=lang, pool=self.warm_pool,
-                                    job={"id": job_id, "executor": self.name}, record=record)
+            info = worker_info(gpu, executor="local")
+            job = {"id": job_id, "executor": self.name}
+            # On a GPU, its canary first (bot/jobs/verification.py); the report is recorded
+            # after that guard, so an infrastructure error is never evidence.
+            report = on_healthy_gpu(gpu, info, lambda: run_verification(
+                code, fixed_code=fixed_code, gpu=gpu, progress=progress, job_seconds=self.settings.job_seconds,
+                runner=self._runner, info=info, lang=lang, pool=self.warm_pool, job=job), canary=self._canary)
+            report.job = job
+            if record is not None:
+                record.save(report, code)
+            return report
         except Exception as exc:  # a bug in verification, not in the snippet
             raise JobFailed(f"the verification failed ({type(exc).__name__}: {exc})") from exc
         finally:

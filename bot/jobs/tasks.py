@@ -29,12 +29,31 @@ from bot.jobs.gpus import gpu_for_slot
 from bot.jobs.reports import over_time_report
 from bot.jobs.settings import MAX_STARTS, TASK_NAME, JobSettings, env_queue
 from bot.jobs.state import JobState, Repeater, client_for
-from bot.jobs.verification import worker_info
+from bot.jobs.verification import on_healthy_gpu, worker_info
+from bot.sandbox.gpu import gpu_uuid
 from bot.sandbox.warm import ZygotePool, start_pool
 from bot.text.lang import LANGUAGES
 from bot.verify.service import run_verification
 
 log = logging.getLogger("bot.jobs.worker")
+
+
+class NoTaskResult(logging.Filter):
+    """Celery logs every finished task with its return value ("Task ... succeeded in
+    1.2s: {...}"): for a verification that is the report, with the asker's program
+    output (their data, and a "Traceback" that log alerts would fire on). The line
+    keeps its task name, id and run time; the result is left out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, dict) and "return_value" in args:
+            record.args = {**args, "return_value": "(report not logged)"}
+        return True
+
+
+# celery.app.trace is the logger of that line (it is a child of "celery", whose handlers
+# Celery sets up; a logger's filters stay through that set-up).
+logging.getLogger("celery.app.trace").addFilter(NoTaskResult())
 
 
 class WorkerConfig:
@@ -62,10 +81,20 @@ def _assign_gpu(**_kwargs) -> None:
     slot = getattr(current_process(), "index", 0) or 0
     gpu = gpu_for_slot(WorkerConfig.gpus, slot)
     WorkerConfig.slot_gpu = gpu
-    # The sandbox sets CUDA_VISIBLE_DEVICES for each run from the GPU it is given;
-    # this keeps anything CUDA in the pool process itself on the same GPU.
-    os.environ["CUDA_VISIBLE_DEVICES"] = gpu if gpu is not None else ""
+    # The sandbox sets CUDA_VISIBLE_DEVICES for each run from the GPU it is given. The
+    # pool process itself needs no CUDA; if anything in it does, it sees this slot's GPU
+    # only, named by its UUID: `gpu` is a device-node number (/dev/nvidiaN), which is not
+    # a CUDA ordinal (CUDA numbers devices fastest first, or by PCI bus).
+    os.environ["CUDA_VISIBLE_DEVICES"] = pool_cuda_visible(gpu)
     WorkerConfig.pool = start_pool([gpu])
+
+
+def pool_cuda_visible(gpu: str | None, driver_dir: str = "/proc/driver/nvidia/gpus") -> str:
+    """CUDA_VISIBLE_DEVICES of a pool process whose slot has GPU (device minor) `gpu`: its
+    UUID from the driver, or "" (no CUDA device) where the UUID is not known."""
+    if gpu is None:
+        return ""
+    return gpu_uuid(gpu, driver_dir) or ""
 
 
 _state_lock = threading.Lock()
@@ -116,10 +145,10 @@ def run_job(task, settings: JobSettings, code: str, fixed_code: str | None, lang
     with Repeater(lambda: store.beat(job_id, info, settings.heartbeat_seconds), beat_every, "job-heartbeat"):
         progress("starting", 0, 0, event=False)  # running from here: the submitter watches the heartbeat
         try:
-            report = run_verification(code, fixed_code=fixed_code, gpu=gpu, progress=progress,
-                                      job_seconds=settings.job_seconds, info=info,
-                                      lang=lang if lang in LANGUAGES else "en", environment=environment,
-                                      pool=WorkerConfig.pool)
+            # The GPU's canary first: a faulty GPU gives an infrastructure report, not one about the snippet.
+            report = on_healthy_gpu(gpu, info, lambda: run_verification(
+                code, fixed_code=fixed_code, gpu=gpu, progress=progress, job_seconds=settings.job_seconds, info=info,
+                lang=lang if lang in LANGUAGES else "en", environment=environment, pool=WorkerConfig.pool))
         except SoftTimeLimitExceeded:
             report = over_time_report(settings, info)
     report.job = {"id": job_id, "executor": "celery", "queue": env_queue(torch), "attempt": starts}
@@ -130,7 +159,7 @@ def register(app, settings: JobSettings) -> None:
     @app.task(name=TASK_NAME, bind=True, shared=False, acks_late=True, reject_on_worker_lost=False,
               retry_on_worker_lost=True, max_retries=MAX_STARTS - 1, default_retry_delay=0,
               soft_time_limit=settings.soft_time_limit, time_limit=settings.time_limit,
-              resultrepr_maxsize=300)  # the log line of a finished job: not the whole report
+              resultrepr_maxsize=64)  # never logged anyway (NoTaskResult)
     def verify(self, code: str, fixed_code: str | None = None, lang: str = "en", torch: str | None = None) -> dict:
         return run_job(self, settings, code, fixed_code, lang, torch)
 

@@ -28,7 +28,8 @@ from bot.retrieval.index import IndexDamaged, IndexProblem, SearchIndex, build_i
 from bot.retrieval.legs import LEGS, ChunkEntryMap, LegResult, bm25_leg, dense_leg, signature_leg
 from bot.retrieval.query import Query, understand
 from bot.retrieval.scope import Scope, decline_reason, judge
-from bot.retrieval.tiers import ANSWER, CHOICES, TEAM_ARTICLE_FLOOR, Tiering, decide
+from bot.retrieval.tiers import ANSWER, CHOICES, TEAM_ARTICLE_FLOOR, Said, Tiering, decide
+from bot.text.normalize import normalise_for_search
 
 RETRIEVERS = ("hybrid",) + LEGS
 
@@ -153,8 +154,9 @@ class Engine:
 
     def tiering(self, hits: list[Hit], legs: dict[str, LegResult], declined: str | None, scope: Scope,
                 query: Query, team: bool = False) -> Tiering:
-        return decide(hits, legs, self.index.chunks, declined=declined, scope_kind=scope.kind,
-                      text=query.cleaned.text, chained=query.parsed.chained, team=team)
+        said = Said(legs, self.index.chunks, query.parsed.chained,
+                    (query.search_text, normalise_for_search(query.cleaned.text)))
+        return decide(hits, said, declined=declined, scope_kind=scope.kind, text=query.cleaned.text, team=team)
 
     def team_articles(self, legs: dict[str, LegResult]) -> list[tuple[Chunk, float]]:
         """Passages of articles about no entry whose cosine to the question reaches

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from bot.retrieval.legs import ELSEWHERE, PRIMARY, LegResult
 from bot.retrieval.scope import is_greeting
@@ -39,6 +40,9 @@ CHOICE_FLOOR_WORDS = 0.6
 # Cosine of the query to one of the entry's example messages that counts as the same
 # message (the wording differs only in names and numbers). Chosen on eval/dev.
 EXAMPLE_EXACT = 0.93
+# ... and whose characters are this close (difflib's ratio): the same message, its names
+# and numbers aside.
+EXAMPLE_SAME_WORDS = 0.9
 # Cosine of the question to a passage of an article about no entry (a team's own thread
 # or page) that makes it worth offering when nothing else fits. On eval/dev/real.jsonl
 # against the shipped articles as stand-ins: posts about something else (no error,
@@ -76,26 +80,46 @@ class Tiering:
     choices: list = field(default_factory=list)  # engine Hits offered as choices
 
 
-def own_evidence(entry_id: str, legs: dict[str, LegResult], chunks, chained: bool = False) -> str | None:
+@dataclass(frozen=True)
+class Said:
+    """What the tiers look at besides the ranking: the legs, the index's chunks, whether
+    the paste is a chained traceback, and the message as the example chunks are written
+    (normalised: its error, and its whole text)."""
+
+    legs: dict[str, LegResult]
+    chunks: list
+    chained: bool = False
+    texts: tuple[str, ...] = ()
+
+
+def own_evidence(entry_id: str, said: Said) -> str | None:
     """What in the message itself backs this entry: 'signature' (one of its patterns
     matches the last exception; in a chained traceback whose last exception no entry
-    knows, an earlier one: the cause), 'example' (the message is nearly one of its
-    examples or of the questions askers tied to it in review), or None (only similarity)."""
-    sig = legs.get("signature")
+    knows, an earlier one: the cause), 'example' (the message is nearly word for word one
+    of its examples or of the questions askers tied to it in review), or None (only
+    similarity)."""
+    sig = said.legs.get("signature")
     if sig is not None and sig.score_of(entry_id) >= PRIMARY:
         return "signature"
-    if chained and sig is not None and sig.score_of(entry_id) >= ELSEWHERE and \
+    if said.chained and sig is not None and sig.score_of(entry_id) >= ELSEWHERE and \
             not any(score >= PRIMARY for _, score in sig.ranking):
         return "signature"
-    dense = legs.get("dense")
-    if dense is not None and chunks is not None:
+    dense = said.legs.get("dense")
+    if dense is not None and said.chunks is not None and said.texts:
         for ci, score in dense.chunk_scores.items():
             if score < EXAMPLE_EXACT:
                 continue
-            chunk = chunks[ci]
-            if chunk.kind in ("message", "question") and entry_id in chunk.entries:
+            chunk = said.chunks[ci]
+            if chunk.kind in ("message", "question") and entry_id in chunk.entries and _same_words(chunk.text, said):
                 return "example"
     return None
+
+
+def _same_words(example: str, said: Said) -> bool:
+    """Nearly the same string, not only the same meaning: embeddings put "tuple index out
+    of range" next to "index out of range in self" (cosine above 0.93 on eval/dev/real)."""
+    return any(text and SequenceMatcher(None, example.lower(), text.lower()).ratio() >= EXAMPLE_SAME_WORDS
+               for text in said.texts)
 
 
 def offered(hits: list, floor: float = CHOICE_FLOOR) -> list:
@@ -106,25 +130,24 @@ def offered(hits: list, floor: float = CHOICE_FLOOR) -> list:
     return [h for h in hits[:MAX_CHOICES] if h is hits[0] or h.confidence >= bar]
 
 
-def decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | None, scope_kind: str,
-           text: str, chained: bool = False, team: bool = False) -> Tiering:
+def decide(hits: list, said: Said, *, declined: str | None, scope_kind: str, text: str,
+           team: bool = False) -> Tiering:
     """`team`: an article about no entry matches the question closely (Engine.team_articles):
     what would be declined for want of a candidate becomes choices showing it."""
-    tiering = _decide(hits, legs, chunks, declined=declined, scope_kind=scope_kind, text=text, chained=chained)
+    tiering = _decide(hits, said, declined=declined, scope_kind=scope_kind, text=text)
     if team and tiering.tier == DECLINE and tiering.reason in ("not-covered", "no-error") and \
             not is_greeting(text) and (scope_kind != "no-error" or describes_error(text)):
         return Tiering(CHOICES, reason="team-article")
     return tiering
 
 
-def _decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | None, scope_kind: str,
-            text: str, chained: bool = False) -> Tiering:
+def _decide(hits: list, said: Said, *, declined: str | None, scope_kind: str, text: str) -> Tiering:
     """The tier of a search result. `declined` is the scope's verdict before tiers
     (bot/retrieval/scope.py decline_reason: other-library, no-error, not-covered or None
     for a confident best entry); `scope_kind` is pytorch, no-error or other-library."""
     if declined == "other-library":
         return Tiering(DECLINE, reason="other-library")
-    if scope_kind == "no-error" and not (hits and own_evidence(hits[0].entry_id, legs, chunks, chained)):
+    if scope_kind == "no-error" and not (hits and own_evidence(hits[0].entry_id, said)):
         # No error text: never an entry as the answer. A question the search is sure
         # about, or an error described in words, may get candidates; a greeting, a
         # how-to or a bare screenshot gets what to paste instead.
@@ -136,11 +159,11 @@ def _decide(hits: list, legs: dict[str, LegResult], chunks, *, declined: str | N
     if not hits:
         return Tiering(DECLINE, reason="not-covered")
     best = hits[0]
-    evidence = own_evidence(best.entry_id, legs, chunks, chained)
+    evidence = own_evidence(best.entry_id, said)
     if evidence is not None and (declined is None or (declined == "no-error" and evidence == "example")):
         # Two entries that the message's own evidence backs alike: let the asker pick.
-        rivals = [h for h in hits[1:MAX_CHOICES] if own_evidence(h.entry_id, legs, chunks, chained) == "signature"
-                  and evidence == "signature" and _close(best, h, legs)]
+        rivals = [h for h in hits[1:MAX_CHOICES] if own_evidence(h.entry_id, said) == "signature"
+                  and evidence == "signature" and _close(best, h, said.legs)]
         if not rivals:
             return Tiering(ANSWER, evidence=evidence)
         return Tiering(CHOICES, evidence=evidence, reason="ambiguous", choices=[best] + rivals)

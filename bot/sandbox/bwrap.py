@@ -30,6 +30,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from bot.settings import get_settings
 
@@ -246,3 +247,35 @@ def probe(path: str, preexec=None) -> tuple[bool, str]:
         why = (out.stderr or out.stdout).strip().splitlines()
         return False, f"{path} cannot create namespaces here: {why[-1] if why else f'exit {out.returncode}'}"
     return True, f"{path} ({version(path)}) works: user, pid, net, ipc, uts, mount namespaces"
+
+
+def mounts_over_proc(mountinfo: str = "/proc/self/mountinfo") -> list[str]:
+    """Mount points below /proc (not /proc itself): the kernel refuses a fresh /proc in a
+    new namespace while parts of the current one are hidden under other mounts. Docker's
+    masked paths (/proc/kcore, ...) and the NVIDIA Container Toolkit's files under
+    /proc/driver/nvidia are such mounts."""
+    try:
+        text = Path(mountinfo).read_text(errors="replace")
+    except OSError:
+        return []
+    points = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[4].startswith("/proc/"):
+            points.append(fields[4].replace("\\040", " "))
+    return sorted(set(points))
+
+
+def explain_proc_mounts(points: list[str]) -> str:
+    """Why bwrap's /proc may be refused here, and what to do ("" with no mount under /proc)."""
+    if not points:
+        return ""
+    shown = ", ".join(points[:6]) + (f" and {len(points) - 6} more" if len(points) > 6 else "")
+    nvidia = [p for p in points if p.startswith("/proc/driver/nvidia")]
+    if nvidia:
+        return (f"; /proc has mounts over parts of it ({shown}): the NVIDIA Container Toolkit's legacy mode "
+                f"mounts files under /proc/driver/nvidia, and the kernel then refuses the sandbox a fresh /proc. "
+                f"Supported: the toolkit in CDI mode (devices: nvidia.com/gpu=all), or the worker outside Docker; "
+                f"see 'The NVIDIA Container Toolkit and /proc' in bot/jobs/README.md")
+    return (f"; /proc has mounts over parts of it ({shown}): in Docker give the container "
+            f"security_opt systempaths=unconfined (see docker-compose.yml), so the sandbox may mount a fresh /proc")

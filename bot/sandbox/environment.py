@@ -39,6 +39,9 @@ def build(python_bin_dir: str, *, gpu_env: Mapping[str, str] | None = None, max_
         "PYTHONFAULTHANDLER": "1",  # a segfault in a native extension prints the Python stack
         # Threads count against the process limit, so keep the thread pools in it.
         "OMP_NUM_THREADS": str(max(1, min(os.cpu_count() or 1, max_processes // 4, 16))),
+        # torch.compile's Inductor starts a pool of compile workers (one per CPU) that would
+        # meet the run's process limit: one compile thread, in the run's own process.
+        "TORCHINDUCTOR_COMPILE_THREADS": "1",
     }
     for name in PASSTHROUGH:
         value = host_env.get(name)

@@ -18,7 +18,9 @@ import os
 import platform
 import re
 import signal
+import site
 import sys
+import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
@@ -48,6 +50,27 @@ def torch_build(site_packages: list[str]) -> tuple[str | None, str | None]:
             continue
         return _torch_build_cached(path, st.st_mtime_ns)
     return None, None
+
+
+def python_site_dirs(prefix: str, version: str) -> list[str]:
+    """The package folders of the Python install at `prefix` (no venv): where a system
+    Python, such as the one in the Docker images, keeps torch. The install's own scheme
+    first (lib/pythonX.Y/site-packages, or Debian's dist-packages), then the usual
+    places, so a prefix laid out by another Python is still searched."""
+    paths = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix, "installed_base": prefix,
+                                      "installed_platbase": prefix, "py_version_short": version})
+    found = [paths["purelib"], paths["platlib"], *site.getsitepackages([prefix])]
+    for lib in ("lib", "lib64"):
+        for name in ("site-packages", "dist-packages"):
+            found.append(os.path.join(prefix, lib, f"python{version}", name))
+    found.append(os.path.join(prefix, "lib", "python3", "dist-packages"))
+    return [d for d in dict.fromkeys(found) if os.path.isdir(d)]
+
+
+def torch_site_dirs(site_packages: list[str], python_prefix: str, python_version: str) -> list[str]:
+    """Where the sandbox's torch lies: the venv's (or a torch environment's) package
+    folders when there are any, else the Python install's own."""
+    return list(site_packages) or python_site_dirs(python_prefix, python_version)
 
 
 def gpu_model(index: str, driver_dir: str = "/proc/driver/nvidia/gpus") -> str | None:

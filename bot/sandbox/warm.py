@@ -21,6 +21,7 @@ from typing import Callable
 
 from bot.settings import get_settings
 
+from .gpu import GpuError
 from .limits import Limits
 from .result import RunResult
 from .runner import Sandbox, SandboxUnavailable, cancelled, default_sandbox, run_snippet
@@ -78,7 +79,9 @@ class ZygotePool:
         try:
             zygote = self._start(self._sandbox or default_sandbox(), limits=self.limits, gpu=key[0],
                                  site_packages=key[1], preload=BASE_PRELOAD)
-        except (WarmUnavailable, SandboxUnavailable, OSError) as e:
+        except (WarmUnavailable, SandboxUnavailable, GpuError, OSError) as e:
+            # GpuError too (a node missing, MIG): this thread starts every zygote of the
+            # pool, and must outlive a GPU that cannot be given out now.
             if not cancelled():  # killed by Ctrl-C: nothing to warn about
                 log.warning("a warm sandbox could not be started ahead: %s", e)
         with self._lock:
@@ -164,7 +167,7 @@ class WarmRunner:
                                         site_packages=key[1])
                     self._zygotes[key] = zygote
                     zygote.preload(self.preload)
-                except (WarmUnavailable, SandboxUnavailable, OSError) as e:
+                except (WarmUnavailable, SandboxUnavailable, GpuError, OSError) as e:
                     self._give_up(key, f"{e}")
                     return None, self._why_cold[key]
             return zygote, None

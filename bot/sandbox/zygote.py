@@ -36,7 +36,7 @@ from . import cgroups, procio, rlimits
 from .environment import HOME
 from .limits import Limits, format_seconds
 from .result import RunResult, parse_supervisor, read_memfd
-from .runner import Launched, Sandbox, default_sandbox
+from .runner import GPU_KILL_SECONDS, Launched, Sandbox, default_sandbox
 
 BASE_PRELOAD = ("torch",)
 # Top-level packages whose import a zygote may do for the snippet: installed libraries
@@ -261,7 +261,7 @@ class Zygote:
         raise self._fail(f"the child {ns_pid} is not among the supervisor's children")
 
     def _run_one(self, code: str, limits: Limits, files: dict[str, bytes]) -> RunResult:
-        child_cg, cpu_how = self.sandbox.new_cgroup(limits)
+        child_cg, cpu_how = self.sandbox.new_cgroup(limits, gpu=self._launch.gpu_plan is not None)
         out_r, out_w = os.pipe()
         report_fd = os.memfd_create("report")
         sent = [out_w, procio.memfd("snippet", code.encode("utf-8", "surrogateescape")), report_fd]
@@ -317,7 +317,7 @@ class Zygote:
                 except OSError:
                     pass
             if child_cg is not None:
-                if not child_cg.kill_all():
+                if not child_cg.kill_all(GPU_KILL_SECONDS if self._launch.gpu_plan else 3.0):
                     self.broken = self.broken or "a child's processes survived SIGKILL"
                 try:
                     child_cg.remove()

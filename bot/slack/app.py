@@ -6,22 +6,23 @@ import io
 import json
 import logging
 import urllib.parse
-import socketserver
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot.settings import get_settings
 from bot.pages.site import KnowledgePages, handles as is_page
 from bot.slack import listeners
 from bot.slack.services.context import BotContext, SlackSettings
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import make_client
 from bot.slack.services.verification import default_executor
+from bot.slack.work_queue import LazyRunner, WorkQueue, ack_only, kind_of
 from bot.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -30,8 +31,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/health"
+HEALTH_PATH = "/health"   # liveness: the process answers
+READY_PATH = "/ready"     # readiness: the store answers, the index is loaded, not stopping
 WORKER_THREADS = 16
+HTTP_THREADS = 8
 
 
 def default_answer_fn(text: str, lang: str | None = None, top: int = 3) -> AnswerDocument:
@@ -74,6 +77,11 @@ def build_app(ctx: BotContext) -> App:
         # The request is answered without waiting for anything else than our ack.
         raise_error_for_unhandled_request=False,
     )
+    # bolt's lazy listeners run as owed work (bot/slack/work_queue.py): recorded before the
+    # ack, replayed after it. bolt takes no runner in its constructor, hence the attribute.
+    app._listener_runner.lazy_listener_runner = LazyRunner(app.logger, ctx.work_pool)
+    ctx.work_queue = WorkQueue(ctx, app, ctx.work_pool)
+    ctx.work_queue.start_background()
     listeners.register(app, ctx)
 
     @app.error
@@ -124,19 +132,6 @@ class WorkPool(ThreadPoolExecutor):
             return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
 
 
-class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    # The stdlib's listen backlog is 5: a burst of Slack events overflows it and the
-    # kernel drops connections (Slack sees timeouts and retries). Take a real burst.
-    request_queue_size = 512
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the stdlib's signature
-        log.debug("http %s", format % args)
-
-
 def parse_body(body: bytes, content_type: str) -> tuple[dict | None, str | None]:
     """(the JSON document of an event body, or None for forms) and why Slack's parser would
     choke on the body (None when it would not): a JSON body that is not a JSON object, or
@@ -154,12 +149,6 @@ def parse_body(body: bytes, content_type: str) -> tuple[dict | None, str | None]
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"{type(exc).__name__}"
     return None, None
-
-
-def _discard_response(status, headers, exc_info=None):
-    if not str(status).startswith("200"):
-        log.warning("an acknowledged event was refused by bolt afterwards: %s", status)
-    return lambda data: None
 
 
 def wsgi_app(app: App, ctx: BotContext):
@@ -190,14 +179,30 @@ def wsgi_app(app: App, ctx: BotContext):
             except (TypeError, ValueError):  # a missing or non-numeric timestamp
                 return False
 
-        doc, problem = parse_body(body, environ.get("CONTENT_TYPE") or "")
-        if doc is not None and doc.get("type") == "event_callback" and ctx.work_pool is not None and is_signed():
-            # A signed event: Slack wants only a 200. Answer it now and let bolt (which
-            # checks the signature again) run the listeners on the work pool, so a burst of
-            # events is acknowledged at the speed of a signature check.
-            ctx.work_pool.submit(slack, dict(environ, **{"wsgi.input": io.BytesIO(body)}), _discard_response)
-            start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "0")])
-            return [b""]
+        content_type = environ.get("CONTENT_TYPE") or ""
+        doc, problem = parse_body(body, content_type)
+        queue = ctx.work_queue
+        kind = kind_of(body.decode("utf-8", "replace"), content_type) if queue is not None and not problem else None
+        if kind is not None and queue is not None and is_signed():
+            # Owed work: recorded in the store before Slack hears "200" (a crash after
+            # this loses nothing), then run on the work pool. A store that cannot record
+            # it gets Slack's retry instead of an ack.
+            try:
+                work_id = queue.accept(body.decode("utf-8"), content_type, kind)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("request not recorded, so not acknowledged (Slack retries it): %s", type(exc).__name__)
+                data = b'{"ok": false, "error": "store_unavailable"}'
+                start_response("503 Service Unavailable", [("Content-Type", "application/json"),
+                                                           ("Content-Length", str(len(data)))])
+                return [data]
+            if kind == "event":  # Slack wants only a 200: no need for bolt to ack it
+                start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "0")])
+                queue.start(work_id)
+                return [b""]
+            with ack_only():  # commands and interactions: bolt's ack function answers, the work waits
+                response = slack(environ, start_response)
+            queue.start(work_id)
+            return response
         if problem:
             signed = is_signed()
             status = "400 Bad Request" if signed else "401 Unauthorized"
@@ -211,15 +216,12 @@ def wsgi_app(app: App, ctx: BotContext):
     def application(environ, start_response):
         if is_page(environ.get("PATH_INFO") or ""):
             return pages(environ, start_response)
-        if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
-            try:
-                with ctx.store.engine.connect() as conn:
-                    conn.execute(text("SELECT 1"))
-                pools = [p for p in (ctx.work_pool, ctx.verify_pool) if p is not None]
-                status, body = "200 OK", {"ok": True, "ready": ctx.ready, "store": "ok",
-                                          "in_flight": sum(p.in_flight for p in pools)}
-            except Exception as exc:  # noqa: BLE001
-                status, body = "503 Service Unavailable", {"ok": False, "store": type(exc).__name__}
+        if ctx.work_queue is not None and environ.get("PATH_INFO") == EVENTS_PATH:
+            with ctx.work_queue.acking():
+                return checked(environ, start_response)
+        path = environ.get("PATH_INFO")
+        if path in (HEALTH_PATH, READY_PATH) and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+            status, body = health(ctx, ready_check=path == READY_PATH)
             data = json.dumps(body).encode()
             start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
             return [data]
@@ -228,15 +230,116 @@ def wsgi_app(app: App, ctx: BotContext):
     return application
 
 
-def make_http_server(app: App, ctx: BotContext, host: str, port: int) -> ThreadingWSGIServer:
-    return make_server(host, port, wsgi_app(app, ctx), server_class=ThreadingWSGIServer,
-                       handler_class=_QuietHandler)
+def health(ctx: BotContext, *, ready_check: bool) -> tuple[str, dict]:
+    """/health (liveness): 200 while the store answers (503 when it does not, as before).
+    /ready (readiness): 200 only when the store answers, the answer index is loaded and the
+    bot is not stopping; an orchestrator sends no traffic before that."""
+    pools = [p for p in (ctx.work_pool, ctx.verify_pool) if p is not None]
+    stopping = ctx.work_queue is not None and ctx.work_queue.stopping
+    body: dict = {"ok": True, "ready": ctx.ready and not stopping, "store": "ok",
+                  "in_flight": sum(getattr(p, "in_flight", 0) for p in pools),
+                  "owed_held": ctx.work_queue.held if ctx.work_queue is not None else 0, "stopping": stopping}
+    try:
+        with ctx.store.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as exc:  # noqa: BLE001
+        body.update(ok=False, ready=False, store=type(exc).__name__)
+        return "503 Service Unavailable", body
+    if ready_check and not body["ready"]:
+        return "503 Service Unavailable", body
+    return "200 OK", body
 
 
-def start_socket_mode(app: App, app_token: str):
+class HttpServer:
+    """The kept WSGI server (waitress: a pool of request threads, HTTP/1.1 keep-alive, a
+    limit on request bodies and on idle connections) with the start/stop calls the CLI and
+    the tests use: serve_forever(), shutdown() from another thread, server_close()."""
+
+    def __init__(self, application, host: str, port: int, threads: int = HTTP_THREADS):
+        from waitress.server import create_server
+
+        cfg = get_settings()
+        self._map: dict = {}
+        self._server = create_server(application, map=self._map, host=host, port=port, threads=threads,
+                                     max_request_body_size=cfg.http_max_body_bytes,
+                                     channel_timeout=cfg.http_idle_seconds,
+                                     # a burst of Slack events arrives at once: queue it, do not drop it
+                                     backlog=1024, connection_limit=1000, clear_untrusted_proxy_headers=True,
+                                     ident="troubleshoot")
+        self.server_address = (self._server.effective_host, int(self._server.effective_port))
+        self._stop = threading.Event()
+        self._stopped = threading.Event()
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        from waitress import wasyncore
+
+        try:
+            while not self._stop.is_set() and self._map:
+                wasyncore.loop(timeout=poll_interval, map=self._map, use_poll=True, count=1)
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        self._server.pull_trigger()
+        self._stopped.wait(10)
+
+    def server_close(self) -> None:
+        from waitress import wasyncore
+
+        wasyncore.close_all(self._map)
+        self._server.task_dispatcher.shutdown(timeout=5)
+
+
+def make_http_server(app: App, ctx: BotContext, host: str, port: int, threads: int = HTTP_THREADS) -> HttpServer:
+    return HttpServer(wsgi_app(app, ctx), host, port, threads)
+
+
+def start_socket_mode(app: App, app_token: str, ctx: BotContext | None = None):
+    """bolt's Socket Mode handler; with `ctx`, a request that owes work is recorded in the
+    store before its envelope is acknowledged (not acknowledged when the store cannot take
+    it: Slack sends it again), and its work runs as owed work."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from slack_bolt.adapter.socket_mode.internals import run_bolt_app, send_response
 
-    return SocketModeHandler(app, app_token)
+    class DurableSocketModeHandler(SocketModeHandler):
+        def handle(self, client, req) -> None:  # type: ignore[override]
+            queue = ctx.work_queue if ctx is not None else None
+            body = json.dumps(req.payload) if isinstance(req.payload, dict) else None
+            kind = kind_of(body, "application/json") if queue is not None and body else None
+            if queue is None or kind is None or body is None:
+                return super().handle(client, req)
+            start = time.time()
+            try:
+                work_id = queue.accept(body, "application/json", kind)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("envelope not recorded, so not acknowledged: %s", type(exc).__name__)
+                return None
+            with ack_only():
+                response = run_bolt_app(self.app, req)
+            send_response(client, req, response, start)
+            queue.start(work_id)
+            return None
+
+        def close(self) -> None:
+            """A WebSocket close (1000, normal closure) before the socket goes: slack_sdk's own
+            close only drops the TCP connection."""
+            import struct
+
+            from slack_sdk.socket_mode.builtin.frame_header import FrameHeader
+            from slack_sdk.socket_mode.builtin.internals import _build_data_frame_for_sending
+
+            session = getattr(self.client, "current_session", None)
+            sock = getattr(session, "sock", None)
+            if session is not None and sock is not None:
+                try:
+                    with session.sock_send_lock:
+                        sock.send(_build_data_frame_for_sending(struct.pack("!H", 1000), FrameHeader.OPCODE_CLOSE))
+                except OSError as exc:
+                    log.info("no WebSocket close sent: %s", type(exc).__name__)
+            super().close()
+
+    return DurableSocketModeHandler(app, app_token)
 
 
 def start_warm_up(ctx: BotContext) -> threading.Thread:

@@ -673,7 +673,10 @@ def verification_result(report: VerifyReport, lang: str, *, titles: dict[str, st
     err = report.error or ErrorInfo(type=None, message=None, entry_id=None)
     head = f":test_tube: *{t('verify_done', lang)}*\n"
     plain = t("verify_done", lang) + ". "
-    if report.reproduced:
+    if isinstance(report.infrastructure_error, str):  # the GPU failed its canary: nothing about the snippet
+        head += f":warning: {t('verify_infrastructure', lang)}"
+        plain += t("verify_infrastructure", lang)
+    elif report.reproduced:
         detail = f"`{escape(err.type or '')}` {escape((err.message or '')[:300])}"
         head += f"{t('reproduced', lang)}: {detail}"
         plain += f"{t('reproduced', lang)}: {err.type or ''}"
@@ -731,7 +734,9 @@ def verification_done_notice(lang: str, user: str, report: VerifyReport, *,
     titles = titles or {}
     rows = _answer_order(report, answer)
     fixed = [_fix_name(f, titles) for f in rows if f.status == Status.FIXED and f.kind != "dead_end"]
-    if not report.reproduced:
+    if isinstance(report.infrastructure_error, str):
+        outcome = t("verify_infrastructure", lang)
+    elif not report.reproduced:
         outcome = t("not_reproduced", lang)
     elif fixed:
         outcome = t("verify_fixed_by", lang, fixes=", ".join(fixed[:3]))

@@ -51,6 +51,32 @@ class DedupeKey(Base):
     __tablename__ = "slack_dedupe_keys"
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    # The owed work (OwedWork, as "work:<id>") that claimed it: a replay of that same work
+    # after a crash or a failed attempt may claim it again; anyone else may not.
+    owner: Mapped[str | None] = mapped_column(String(64))
+
+
+class OwedWork(Base):
+    """A Slack request the bot acknowledged and still owes work for (an answer, a vote, a
+    modal...): written before the ack, so a crash or a deploy never loses it. `state` is
+    owed until a process finished it (done) or gave up on it after the apology (failed).
+    A process holds it while `lease_until` is ahead (renewed while it works); a lease that
+    runs out (the holder died) lets any process of the bot take it again."""
+
+    __tablename__ = "owed_work"
+    __table_args__ = (Index("ix_owed_work_state_lease", "state", "lease_until"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16))             # event, command, interaction
+    content_type: Mapped[str] = mapped_column(String(64))
+    body: Mapped[str] = mapped_column(Text)                   # the request body as Slack sent it
+    state: Mapped[str] = mapped_column(String(8), default="owed")  # owed, done, failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    not_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # a retry's back-off
+    last_error: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Answer(Base):

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.logs import redact
 from bot.settings import get_settings
 from bot.store.db import make_engine, migrate
+from bot.store.owed import OwedWorkStore, current_owner
 from bot.store.models import (Answer, ChannelSettings, CoverageGap, DedupeKey, Meta, PendingExample, Verification,
                               VerificationLock, Vote, VoteReason, utcnow)
 
@@ -36,7 +37,7 @@ class VoteResult:
     down: int
 
 
-class Store:
+class Store(OwedWorkStore):
     def __init__(self, engine: Engine):
         self.engine = engine
         self._session = sessionmaker(engine, expire_on_commit=False)
@@ -72,11 +73,22 @@ class Store:
     def claim(self, *keys: str) -> bool:
         """Record every key at once; False when any of them was recorded before (by this
         or another process), in which case none is added."""
-        keys = tuple(dict.fromkeys(k for k in keys if k))
+        keys = tuple(dict.fromkeys(k[:255] for k in keys if k))
         if not keys:
             return True
+        owner = current_owner.get()
         with self._session() as session:
-            session.add_all(DedupeKey(key=k[:255]) for k in keys)
+            session.add_all(DedupeKey(key=k, owner=owner) for k in keys)
+            if _commit_unless_taken(session):
+                return True
+        if owner is None:
+            return False
+        # A later attempt of the same owed work: the keys its first attempt claimed are its own.
+        with self._session() as session:
+            held = {row.key: row.owner for row in session.scalars(select(DedupeKey).where(DedupeKey.key.in_(keys)))}
+            if any(holder != owner for holder in held.values()):
+                return False
+            session.add_all(DedupeKey(key=k, owner=owner) for k in keys if k not in held)
             return _commit_unless_taken(session)
 
     def is_claimed(self, key: str) -> bool:
@@ -282,6 +294,7 @@ def open_store(url: str | None = None) -> Store:
     migrate(engine)
     store = Store(engine)
     store.prune_dedupe_keys()
+    store.prune_finished_work()
     store.sweep_expired()
     return store
 

@@ -90,6 +90,16 @@ WORDS: dict[str, dict[str, str]] = {
     "reproduced": {"en": "The error reproduces", "ko": "오류가 재현됩니다", "zh": "错误已复现"},
     "not_reproduced": {"en": "The snippet did not raise the error", "ko": "스니펫에서 오류가 재현되지 않았습니다",
                        "zh": "代码片段没有复现该错误"},
+    "verify_infrastructure": {"en": "Not verified: the worker's GPU failed its health check, so your snippet was not "
+                                    "run. This is a fault of the worker, not of your code, and nothing was recorded; "
+                                    "try again later.",
+                              "ko": "검증하지 못했습니다: 워커의 GPU가 상태 점검을 "
+                                    "통과하지 못해 스니펫을 실행하지 않았습니다. 코드가 "
+                                    "아니라 워커의 문제이며 아무것도 기록되지 않았습니다. "
+                                    "나중에 다시 시도해 주세요.",
+                              "zh": "未能验证：工作节点的 GPU 未通过健康检查，所以没有运行"
+                                    "你的代码片段。这是工作节点的故障，不是你的代码的问题，"
+                                    "也没有记录任何结果；请稍后再试。"},
     "output": {"en": "Output (last lines)", "ko": "출력 (마지막 줄)", "zh": "输出（最后几行）"},
     "full_output": {"en": "full output attached", "ko": "전체 출력은 첨부 파일", "zh": "完整输出见附件"},
     "already_running": {"en": "You already have a verification running, so this one was not started; "

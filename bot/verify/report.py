@@ -119,6 +119,8 @@ class VerifyReport(Document):
     summary: str | Absent = ABSENT
     notes: list[str] | Absent = ABSENT  # bot/verify/service.py: runs the job's budget left out
     worker_lost: bool | Absent = ABSENT  # bot/jobs: the worker died mid-job
+    # bot/jobs: the GPU failed its canary (why): the run says nothing about the snippet, and is not evidence
+    infrastructure_error: str | Absent = ABSENT
     job: dict[str, Any] | Absent = ABSENT  # bot/jobs: the job's id and executor
     # bot/verify/matrix.py (after `job`: a matrix is combined from the executors' reports)
     versions: list[dict[str, Any]] | Absent = ABSENT  # one row per torch release

@@ -93,10 +93,10 @@ def test_serve_with_the_port_in_use_or_a_bad_host(monkeypatch, capsys):
     monkeypatch.setattr(serve_module, "start_warm_up", lambda ctx: None)
     monkeypatch.setattr(serve_module, "_log_knowledge_problems", lambda: None)
 
-    def make_http_server(app, ctx, host, port):
-        from http.server import HTTPServer, BaseHTTPRequestHandler
+    def make_http_server(app, ctx, host, port, threads=8):  # the real server, serving nothing
+        from bot.slack.app import HttpServer
 
-        return HTTPServer((host, port), BaseHTTPRequestHandler)
+        return HttpServer(lambda environ, start_response: [], host, port, threads)
 
     monkeypatch.setattr(serve_module, "make_http_server", make_http_server)
     taken = socket.socket()

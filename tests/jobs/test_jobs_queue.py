@@ -16,7 +16,7 @@ from bot.jobs.local import LocalExecutor
 from bot.jobs.remote import CeleryExecutor
 from bot.verify.report import VerifyReport
 
-from .conftest import REPO, SEED, TEST_ENV, job_settings
+from .conftest import REPO, SEED, TEST_ENV, job_settings, wait_for
 
 
 def outcome(report: VerifyReport) -> dict:
@@ -89,6 +89,10 @@ def test_verify_queue_cli_prints_the_report(shared_worker, redis_url, tmp_path):
     assert "ran on a worker" in report.output
     assert report.environment["worker"]["name"] == shared_worker.name
     assert report.environment["worker"]["note"] == "no GPU on this worker: ran on CPU"
+    # The worker logged the job's end, without the report: the asker's output stays out of its log.
+    log = wait_for(lambda: (text := shared_worker.log) and report.job["id"] in text and text, 30, "the success line")
+    assert "succeeded in" in log and "(report not logged)" in log
+    assert "ran on a worker" not in log
 
 
 def test_results_and_job_keys_expire(shared_worker, redis_url):

@@ -97,3 +97,22 @@ def test_compose_stop_grace_covers_the_hard_limit():
     grace = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]["gpu-worker"]["stop_grace_period"]
     seconds = int(grace[:-1]) * {"s": 1, "m": 60}[grace[-1]]
     assert seconds >= JobSettings(None).time_limit
+
+
+def test_celerys_success_line_leaves_the_report_out():
+    """The exact record Celery's tracer logs when a task ends, through the worker's filter."""
+    import logging
+
+    from celery.app import trace
+
+    from bot.jobs.tasks import NoTaskResult
+
+    record = logging.LogRecord("celery.app.trace", logging.INFO, trace.__file__, 1, trace.LOG_SUCCESS,
+                               None, None)
+    record.args = {"id": "abc", "name": "verify", "return_value": "{'output': 'Traceback: secret data'}",
+                   "runtime": 1.5}
+    assert NoTaskResult().filter(record) is True
+    line = record.getMessage()
+    assert "secret data" not in line and "Traceback" not in line
+    assert line.startswith("Task verify[abc] succeeded in 1.5s") and "(report not logged)" in line
+    assert any(isinstance(f, NoTaskResult) for f in logging.getLogger("celery.app.trace").filters)

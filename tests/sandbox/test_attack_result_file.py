@@ -59,7 +59,8 @@ FORGED = {"supervisor": 1, "status": {"exited": 0, "signal": None, "core_dumped"
 def _host_torch() -> str | None:
     from bot.sandbox import bwrap, facts
     layout = bwrap.discover_host()
-    return facts.torch_build(layout.site_packages or [layout.python_prefix])[0]
+    found = facts.torch_site_dirs(layout.site_packages, layout.python_prefix, layout.python_version)
+    return facts.torch_build(found)[0]
 
 
 def test_attack_forged_report_through_every_descriptor(contained):

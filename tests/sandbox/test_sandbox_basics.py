@@ -144,7 +144,8 @@ def test_environment_is_from_the_allow_list(sandbox, monkeypatch):
     assert env["CUDA_VISIBLE_DEVICES"] == ""
     assert "SOME_WORKER_SETTING" not in env
     allowed = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "OMP_NUM_THREADS",
-               "CUDA_VISIBLE_DEVICES", "PWD", "LC_CTYPE"}
+               "CUDA_VISIBLE_DEVICES", "PWD", "LC_CTYPE", "TORCHINDUCTOR_COMPILE_THREADS"}
+    assert env["TORCHINDUCTOR_COMPILE_THREADS"] == "1"  # no pool of compile workers against the process limit
     assert {k for k in env if not k.startswith("PYTHON")} <= allowed, env
 
 

@@ -85,6 +85,7 @@ def test_environment_is_an_allow_list():
     env = environment.build("/py/bin", host_env=host)
     assert env["HOME"] == "/home/sandbox" and env["OMP_NUM_THREADS"] == "3" and env["TZ"] == "UTC"
     assert env["PATH"].startswith("/py/bin:")
+    assert env["TORCHINDUCTOR_COMPILE_THREADS"] == "1"
     for secret in ("SLACK_BOT_TOKEN", "REDIS_URL", "DATABASE_URL", "AWS_SECRET_ACCESS_KEY", "PYTHONPATH", "LD_PRELOAD"):
         assert secret not in env
     assert "xoxb" not in repr(env)

@@ -143,3 +143,64 @@ def test_run_without_gpu_sees_no_nvidia_nodes(sandbox, fake_host, run_dir_base):
     seen = json.loads(r.output)
     assert seen["dev"] == [] and seen["cvd"] == ""
     assert r.environment["gpu"] is None
+
+
+def test_a_gpu_run_gets_more_cpu(sandbox, fake_host, run_dir_base, cgroup_group):
+    from bot.settings import sandbox_gpu_cpus
+
+    box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
+                  run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)
+    on_gpu = box.run("pass", limits=LIMITS, gpu="0")
+    on_cpu = box.run("pass", limits=LIMITS)
+    cpu_lines = [line for line in on_cpu.limits if line.startswith("cpu ")]
+    if not any("(cgroup" in line for line in cpu_lines):
+        pytest.skip(f"no cgroup cpu controller here: {cpu_lines}")
+    assert any(line.startswith("cpu 1 CPU (cgroup") for line in on_cpu.limits), on_cpu.limits
+    assert any(line.startswith(f"cpu {sandbox_gpu_cpus():g} CPU (cgroup") for line in on_gpu.limits), on_gpu.limits
+
+
+def test_the_canary_fails_in_a_real_sandbox_without_a_real_gpu(sandbox, fake_host, run_dir_base, cgroup_group):
+    """The canary's program in the real sandbox on a fake GPU: the torch here cannot use
+    it, and the canary says so; a GPU without its node is a GpuError, caught and named."""
+    from bot.sandbox.canary import check_gpu
+
+    box = Sandbox(dev_dir=str(fake_host / "dev"), gpu_driver_dir=str(fake_host / "gpus"),
+                  run_dir_base=str(run_dir_base), cgroup_group=cgroup_group)
+    health = check_gpu("1", run=box.run)
+    assert not health.ok
+    assert "CPU build" in health.why or "CUDA is not available" in health.why, health
+    missing = check_gpu("7", run=box.run)
+    assert not missing.ok and "nvidia7 does not exist" in missing.why, missing
+
+
+def test_the_zygote_check_sees_open_gpu_descriptors(tmp_path):
+    """harness._preload calls forking unsafe once any descriptor is open on an NVIDIA node
+    (what is_available()/device_count() leave behind, with is_initialized() still False).
+    In a fresh process: the suite's own threads would make _preload unsafe for another reason."""
+    import subprocess
+    import sys
+
+    from bot.sandbox.runner import HARNESS_SOURCE
+
+    node = tmp_path / "dev" / "nvidiactl"
+    node.parent.mkdir()
+    node.write_text("")
+    program = (
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('harness_under_test', sys.argv[1])\n"
+        "h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)\n"
+        "before = (h._gpu_fds(), h._preload([], None)['unsafe'])\n"
+        "held = open(sys.argv[2])\n"
+        "during = (h._gpu_fds(), h._preload([], None)['unsafe'])\n"
+        "held.close()\n"
+        "print(json.dumps({'before': before, 'during': during, 'after': h._gpu_fds()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program, str(HARNESS_SOURCE), str(node)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["before"] == [[], None]
+    fds, unsafe = seen["during"]
+    assert fds == [str(node)]
+    assert unsafe and "opened the GPU's device nodes" in unsafe and str(node) in unsafe
+    assert seen["after"] == []

@@ -81,6 +81,7 @@ def bot_factory(fake_slack, answer_index, tmp_path):
 
     yield make
     for running in started:
+        running.ctx.work_queue.stop(10)
         running.server.shutdown()
         running.server.server_close()
         running.ctx.work_pool.shutdown(wait=True)

@@ -112,7 +112,9 @@ def block_problems(blocks, text, *, where: str) -> list[str]:
 
 class FakeSlack:
     def __init__(self, *, bot_token: str = "xoxb-1111-2222-fakebottoken", app_token: str = "xapp-1-A111-fakeapptoken",
-                 team_id: str = "T0001", bot_user_id: str = "UBOT01", bot_id: str = "BBOT01"):
+                 team_id: str = "T0001", bot_user_id: str = "UBOT01", bot_id: str = "BBOT01",
+                 host: str = "127.0.0.1"):
+        # host: "0.0.0.0" where a bot in a container must reach it (docker/compose_smoke.py)
         self.bot_token, self.app_token = bot_token, app_token
         self.team_id, self.bot_user_id, self.bot_id = team_id, bot_user_id, bot_id
         self.requests: list[Recorded] = []
@@ -132,7 +134,7 @@ class FakeSlack:
         self.channel_creators: dict[str, str] = {}    # conversations.info's creator
         self.home_views: dict[str, dict] = {}         # views.publish, by user
         self.opened_views: list[dict] = []            # views.open
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
         self._server.daemon_threads = True
         # A short poll: stop() (shutdown) waits for the serving loop to look, once per test.
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -150,8 +152,12 @@ class FakeSlack:
         self._server.server_close()
 
     @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def api_url(self) -> str:
@@ -571,7 +577,8 @@ class _WebSocket:
         try:
             while self.open:
                 opcode, payload = self._read_frame()
-                if opcode == 0x8:
+                if opcode == 0x8:  # the client closes the connection cleanly
+                    self.fake._record(Recorded("socket_close", "/socket-mode", {}, {}, payload))
                     self._send_frame(0x8, payload[:2])
                     break
                 if opcode == 0x9:

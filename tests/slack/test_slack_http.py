@@ -91,3 +91,37 @@ def test_what_reaches_retrieval_decodes_to_exactly_what_the_user_typed(bot_facto
     [text] = received
     assert clean(text).text == typed
     assert "pytorch/backward-twice" in json.dumps(fake_slack.bodies("chat.postMessage")[0]["blocks"])
+
+
+def test_ready_says_503_before_the_index_and_while_stopping_health_stays_200(bot):
+    assert http_get(bot.url + "/ready").status == 200
+    bot.ctx.ready = False                                     # the index is still loading
+    reply = http_get(bot.url + "/ready")
+    assert reply.status == 503 and reply.json()["ready"] is False
+    assert http_get(bot.url + "/health").status == 200        # alive all the same
+    bot.ctx.ready = True
+    bot.ctx.work_queue.stop(1)                                # SIGTERM: draining
+    reply = http_get(bot.url + "/ready")
+    assert reply.status == 503 and reply.json()["stopping"] is True
+    assert http_get(bot.url + "/health").status == 200
+
+
+def test_a_body_over_the_limit_is_refused_and_keep_alive_serves_several_requests(bot_factory, monkeypatch):
+    import http.client
+
+    monkeypatch.setenv("TROUBLESHOOT_HTTP_MAX_BODY_BYTES", "4096")
+    bot = bot_factory()
+    host, port = bot.url.rsplit("/", 1)[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        for _ in range(3):                                    # one connection, kept alive
+            conn.request("GET", "/health")
+            reply = conn.getresponse()
+            reply.read()
+            assert reply.status == 200 and reply.getheader("Connection", "").lower() != "close"
+        body = json.dumps({"type": "event_callback", "event": mention("x" * 8000)}).encode()
+        conn.request("POST", "/slack/events", body=body, headers={"Content-Type": "application/json"})
+        reply = conn.getresponse()
+        assert reply.status == 413                            # the server's limit, before any parsing
+    finally:
+        conn.close()

@@ -232,3 +232,20 @@ def test_code_only_answer_leads_with_what_worked_on_the_code_without_a_verify_bu
     rows = [b["text"]["text"] for b in verification["blocks"] if b["type"] == "section"][1:]
     assert shown[0]["title"] in rows[0] and shown[1]["title"] in rows[1]
     assert fake_slack.violations == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+def test_a_failed_gpu_is_shown_as_the_workers_fault(lang):
+    """A report whose GPU failed its canary never says the snippet did not raise the error."""
+    from bot.jobs.reports import gpu_unhealthy_report
+    from bot.slack.blocks import verification_done_notice, verification_result
+    from bot.text.ui import t
+
+    report = gpu_unhealthy_report("0", "CUDA is not available in the sandbox", {"hostname": "w1", "gpu": "0"})
+    def text(message) -> str:
+        return json.dumps([b.to_dict() for b in message.blocks], ensure_ascii=False) + message.text
+
+    shown = text(verification_result(report, lang))
+    said = t("verify_infrastructure", lang)
+    assert said in shown and said in text(verification_done_notice(lang, "U0ASKER", report))
+    assert t("not_reproduced", lang) not in shown

@@ -9,6 +9,7 @@ from bot.slack.blocks import apology_message
 from bot.slack.services.context import BotContext
 from bot.slack.services.errors import log_failure
 from bot.slack.services.slack_api import Where, post
+from bot.slack.work_queue import retry_later
 
 log = logging.getLogger("bot.slack")
 
@@ -33,6 +34,8 @@ def apologise_on_failure(ctx: BotContext, what: str, where: Where | None, lang: 
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - never silence: every failure is reported
+        if retry_later(exc):  # the store is down: the owed work is tried again, apologised for if it never works
+            raise
         ref = log_failure(what, exc)
         if where is None:
             return

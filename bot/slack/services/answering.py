@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 
 from bot.answer.document import AnswerDocument
+from bot.evidence.learn import example_text
 from bot.evidence.record import record_gap
 from bot.evidence.signature import question_hash
 from bot.kb.loader import current_knowledge as knowledge
@@ -153,8 +154,6 @@ def answer_question(ctx: BotContext, q: Question) -> Posted | None:
             return _deliver(ctx, q.where, [text_message(str(exc))], working.finish(), lang or "en")
         result = enrich(result)
         if result.tier == "choices":  # what a pick keeps for review (troubleshoot kb learn)
-            from bot.evidence.learn import example_text
-
             result.question = example_text(text)
     except BaseException:
         working.finish()

@@ -16,6 +16,7 @@ from bot.store import Store
 
 if TYPE_CHECKING:
     from bot.answer.document import AnswerDocument
+    from bot.slack.work_queue import WorkQueue
 
 
 @dataclass
@@ -58,6 +59,7 @@ class BotContext:
     ready: bool = False                     # the answer index is loaded (see app.warm_up)
     work_pool: concurrent.futures.Executor | None = None       # bolt's listeners and lazy functions
     verify_pool: concurrent.futures.Executor | None = None     # verification runs, apart so they never hold up answers
+    work_queue: WorkQueue | None = None     # the owed work of acknowledged requests (bot/slack/work_queue.py)
     # Retrieval is CPU-bound: more searches at once than cores only slows every one of them
     # (and the acks) down, while the work threads may wait on Slack as long as they like.
     answer_slots: threading.BoundedSemaphore = field(
