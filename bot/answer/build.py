@@ -9,7 +9,8 @@ from bot.answer.document import (AnswerDocument, Choice, DeadEndItem, Match, Mea
                                  WorkaroundItem)
 from bot.answer.ranking import RankedFix, rank_fixes, ranked_fix
 from bot.contract import ABSENT
-from bot.evidence.display import RateSource, evidence_text, measured_rate, rate_text, refuted_text
+from bot.evidence.display import (RateSource, evidence_text, measured_rate, rate_kind, refuted_text,
+                                  shown_rate_text)
 from bot.kb import model as m
 from bot.kb.links import public_page_url
 from bot.retrieval.chunks import Chunk
@@ -20,6 +21,7 @@ from bot.retrieval.tiers import ANSWER, CHOICES, DECLINE, mentions_screenshot
 from bot.text.ui import t
 
 EXCERPT_CHARS = 320
+PROOF_SOURCE = "kb-proof"  # rate_source of an item only the shipped proofs back (knowledge/proofs.json)
 MAX_PASSAGES = 2
 
 
@@ -32,17 +34,18 @@ def workaround_item(fix: RankedFix, lang: str) -> WorkaroundItem:
     evidence measured one (`success_rate`, with its counts in `rate_text`); the team's
     prior stays an estimate (`estimate`, never shown as a percentage)."""
     w, rate, measured = fix.workaround, fix.rate, fix.measured
-    return WorkaroundItem(
+    kind = rate_kind(rate.verified, fix.proof)
+    item = WorkaroundItem(
         id=w.id,
         title=_text(w.title, lang),
         explanation=_text(w.explanation, lang),
         code=w.code,
         success_rate=None if measured is None else round(measured, 3),
-        rate_kind="estimate" if measured is None else "measured",
-        rate_text=rate_text(rate.verified, lang),
+        rate_kind=kind,
+        rate_text=shown_rate_text(rate.verified, fix.proof, lang),
         estimate=round(w.prior.rate, 3) if w.prior and w.prior.rate is not None else None,
         evidence=rate.evidence,
-        rate_source=rate.source,
+        rate_source=PROOF_SOURCE if kind == "proven" else rate.source,
         evidence_summary=evidence_text(rate.verified, lang),
         verified=rate.verified,
         refuted=bool(rate.refuted),
@@ -50,6 +53,9 @@ def workaround_item(fix: RankedFix, lang: str) -> WorkaroundItem:
         caveats=_text(w.caveats, lang) or None,
         patch=w.patch,
     )
+    if fix.proof is not None:
+        item.proven = fix.proof.as_json()
+    return item
 
 
 def workarounds(entry: m.Entry, lang: str, rates: RateSource, asked: str = "") -> list[WorkaroundItem]:
@@ -62,15 +68,21 @@ def dead_ends(entry: m.Entry, lang: str, rates: RateSource | None = None) -> lis
     for d in entry.dead_ends:
         rate = rates.dead_end_rate(entry.id, d) if rates is not None else None
         measured = measured_rate(rate.verified, dead_end=True) if rate is not None else None
-        items.append(DeadEndItem(
+        verified = rate.verified if rate is not None else None
+        proof = entry.proofs.get(f"dead_end:{d.id}")
+        kind = rate_kind(verified, proof, dead_end=True)
+        item = DeadEndItem(
             id=d.id, title=_text(d.title, lang), why=_text(d.why, lang), code=d.code, leads_to=d.leads_to,
             fail_rate=None if measured is None else round(measured, 3),
-            rate_kind="estimate" if measured is None else "measured",
-            rate_text=rate_text(rate.verified if rate else None, lang, dead_end=True),
+            rate_kind=kind,
+            rate_text=shown_rate_text(verified, proof, lang, dead_end=True),
             evidence=rate.evidence if rate is not None else None,
-            rate_source=rate.source if rate is not None else None,
+            rate_source=PROOF_SOURCE if kind == "proven" else rate.source if rate is not None else None,
             evidence_summary=evidence_text(rate.verified, lang, dead_end=True) if rate else None,
-            verified=rate.verified if rate is not None else None, refuted=False))
+            verified=verified, refuted=False)
+        if proof is not None:
+            item.proven = proof.as_json()
+        items.append(item)
     return items
 
 

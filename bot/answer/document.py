@@ -30,7 +30,7 @@ class WorkaroundItem(Document):
     explanation: str
     code: str | None
     success_rate: float | None  # only where our runs or votes measured it
-    rate_kind: str  # "measured" or "estimate"
+    rate_kind: str  # "measured", "proven" (knowledge/proofs.json) or "estimate"
     rate_text: str
     estimate: float | None  # the team's prior, never shown as a percentage
     evidence: int
@@ -42,6 +42,9 @@ class WorkaroundItem(Document):
     caveats: str | None
     patch: str | None
     on_your_code: str | Absent = ABSENT  # a code question: the fix's status on the asker's snippet
+    # The knowledge base's own proof of it (knowledge/proofs.json): releases, devices, date;
+    # apart from `verified` (our runs), never a rate.
+    proven: dict[str, Any] | Absent = ABSENT
 
 
 @dataclass
@@ -63,6 +66,7 @@ class DeadEndItem(Document):
     refuted: bool
     leads_to_title: str | Absent = ABSENT  # Slack: the title of the entry `leads_to` names
     on_your_code: str | Absent = ABSENT  # a code question: its status on the asker's snippet
+    proven: dict[str, Any] | Absent = ABSENT  # the knowledge base's own proof (as WorkaroundItem.proven)
 
 
 @dataclass

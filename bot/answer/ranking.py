@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot.evidence.display import Rate, RateSource, measured_rate
 from bot.kb import model as m
+from bot.kb.proofs import Proof
 
 
 @dataclass
@@ -24,6 +25,9 @@ class RankedFix:
     measured: float | None  # what our own runs or votes measured; None where they measured nothing
     scenario: bool | None  # its scenario shows in the asker's text (True/False); None for a general fix
     order: int  # the author's position
+    # The shipped proof of this fix on the knowledge base's own repro (bot/kb/proofs.py),
+    # None where there is none: shown apart from our evidence, never ranked as a rate.
+    proof: Proof | None = None
 
 
 @dataclass
@@ -60,7 +64,7 @@ def ranked_fix(entry: m.Entry, w: m.Workaround, rates: RateSource, order: int, a
     whether its scenario is the asker's (None: a general fix)."""
     rate = rates.workaround_rate(entry.id, w)
     return RankedFix(workaround=w, rate=rate, measured=measured_rate(rate.verified), scenario=w.applies_to(asked),
-                     order=order)
+                     order=order, proof=entry.proofs.get(f"workaround:{w.id}"))
 
 
 def rank_fixes(entry: m.Entry, rates: RateSource, asked: str = "") -> RankedFixes:

@@ -131,6 +131,8 @@ def render_answer(data: AnswerDocument, top: int = 3) -> str:
             lines.extend(_wrap(why, "     ", width))
             if d.rate_kind == "measured" and d.rate_text:
                 lines.extend(_wrap(f"{L['our_evidence']}: {d.rate_text}", "     ", width))
+            elif d.rate_kind == "proven" and d.rate_text:  # the knowledge base's own repro, not our runs
+                lines.extend(_wrap(d.rate_text, "     ", width))
     if best_match.sources:
         lines.append("")
         lines.append(L["sources"])

@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     kbv = _sub(kb_sub, "verify", help="run each entry's repro and check its claims (exit 1 when one fails)",
                description="Run each entry's repro snippet in the sandbox and check every claim it makes about "
                            "its fixes and dead ends.",
-               examples=["troubleshoot kb verify", "troubleshoot kb verify pytorch/backward-twice --json"],
+               examples=["troubleshoot kb verify", "troubleshoot kb verify pytorch/backward-twice --json",
+                         "troubleshoot kb verify --export", "troubleshoot kb verify --torch 2.9.1 --export"],
                settings=["TROUBLESHOOT_KNOWLEDGE_DIR", "TROUBLESHOOT_SANDBOX_CPUS"] + STORE)
     kbv.add_argument("ids", nargs="*", metavar="ID", help="entry ids or aliases (default: every entry)")
     kbv.add_argument("--json", action="store_true", help="print the JSON results")
@@ -238,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     kbv.add_argument("--dir", help="knowledge folder (default: the project's knowledge/)")
     kbv.add_argument("--torch", metavar="V1,V2", help="run on these torch environments (see `troubleshoot envs`) "
                      "and record each release's outcome")
+    kbv.add_argument("--export", action="store_true",
+                     help="write the claims proven into the knowledge base's proofs.json (one row per entry, claim and "
+                          "torch release; other releases' rows are kept), which answers show as proven")
     kbv.add_argument("--envs-dir", help=argparse.SUPPRESS)
     _common(kbv)
     kbv.set_defaults(handler="bot.cli.kb:verify")

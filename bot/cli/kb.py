@@ -29,9 +29,15 @@ def check(args: argparse.Namespace) -> int:
         print(f"{len(errors)} problem(s) found in {kb.root}" + (f" (and {warnings} warning(s))" if warnings else ""),
               file=sys.stderr)
         raise InputError("")  # said above
+    # Shipped proofs (knowledge/proofs.json) whose entry changed since: answers leave them
+    # out; each names the entry to verify again with --export.
+    for stale in kb.stale_proofs:
+        print(f"warning: proofs.json: {stale.describe()}", file=sys.stderr)
+    warnings += len(kb.stale_proofs)
     langs = sorted({lang for e in kb.entries.values() for lang in e.languages})
-    print(f"ok: {len(kb.entries)} entries ({', '.join(langs)}), {len(kb.articles)} articles in {kb.root}"
-          + (f"; {warnings} warning(s) above" if warnings else ""))
+    proven = sum(1 for e in kb.entries.values() if e.proofs)
+    print(f"ok: {len(kb.entries)} entries ({', '.join(langs)}), {len(kb.articles)} articles in {kb.root}; "
+          f"{proven} entries carry proofs" + (f"; {warnings} warning(s) above" if warnings else ""))
     return 0
 
 
@@ -142,6 +148,10 @@ def verify(args: argparse.Namespace) -> int:
     results = verify_knowledge(kb, entries, progress=progress, record=recording)
     say_unrecorded("troubleshoot kb verify", recording, "result(s) were")
     totals = summary(results)
+    if args.export:
+        from bot.verify.kbverify import where_ran
+
+        _export(kb, [(e, r, where_ran()) for e, r in zip(entries, results, strict=True)], args.json)
     if args.json:
         print(json.dumps({"entries": [r.as_json() for r in results], "summary": totals}, indent=2, ensure_ascii=False))
     else:
@@ -159,7 +169,7 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
     recorded (evidence under that torch, and the entry's version table)."""
     from bot.cli.verify import local_environments, parse_versions
     from bot.evidence.record import Recording
-    from bot.verify.kbverify import summary, verify_entry
+    from bot.verify.kbverify import summary, verify_entry, where_ran
     from bot.verify.versions import VersionTable, new_wordings, row_from
 
     args.prog = "troubleshoot kb verify --torch"  # what its errors are said under
@@ -167,6 +177,7 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
     table = VersionTable()
     recording = None if args.no_record else Recording("kb verify")
     per_version: dict[str, list[EntryResult]] = {e.version: [] for e in envs}
+    proved: list[tuple[Entry, EntryResult, dict[str, Any]]] = []  # for --export
     out = []
     for entry in entries:
         rows: dict[str, dict[str, Any]] = {}
@@ -174,6 +185,7 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
         for env in envs:
             result = verify_entry(entry, kb, environment=env, record=recording)
             per_version[env.version].append(result)
+            proved.append((entry, result, where_ran(env)))
             if result.ran:
                 rows[env.version] = row_from(result, env)
                 if not args.no_record:
@@ -187,6 +199,8 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
             print(f"[{len(out)}/{len(entries)}] {entry.id}", file=sys.stderr, flush=True)
     say_unrecorded("troubleshoot kb verify", recording, "result(s) were")
     totals = {v: summary(rs) for v, rs in per_version.items()}
+    if args.export:
+        _export(kb, proved, args.json)
     if args.json:
         print(json.dumps({"entries": out, "summary": totals, "table": str(table.path)}, indent=2, ensure_ascii=False))
     else:
@@ -198,6 +212,39 @@ def _verify_versions(args: argparse.Namespace, kb: KnowledgeBase, entries: list[
     if any(t["failed"] for t in totals.values()):
         raise InputError("")  # the failed claims are in the report
     return 0
+
+
+def _export(kb: KnowledgeBase, runs: list[tuple[Entry, EntryResult, dict[str, Any]]], quiet: bool) -> None:
+    """`--export`: the claims these runs proved into the knowledge base's proofs file
+    (bot/kb/proofs.py), replacing the rows of the same entries and releases and keeping
+    every other release's rows. An entry that ran but proved nothing loses its rows of
+    that release; an entry not run here (it needs a GPU...) keeps what it had."""
+    from datetime import datetime, timezone
+
+    from bot.kb import proofs
+    from bot.verify.kbverify import proof_rows
+
+    date = datetime.now(timezone.utc).date().isoformat()
+    path = proofs.proofs_path(kb.root)
+    try:
+        old = proofs.read_rows(path)
+    except proofs.ProofsError as exc:
+        raise InputError(f"--export: {exc}; fix or remove it first") from None
+    new, replaced = [], set()
+    for entry, result, where in runs:
+        if result.ran:
+            replaced.add((entry.id, where["torch"]))
+            new.extend(proof_rows(entry, result, where, date))
+    rows = proofs.merge(old, new, replaced=replaced, entries=set(kb.entries))
+    try:
+        proofs.write_rows(path, rows)
+    except OSError as exc:
+        raise ConfigurationError(f"--export: cannot write {path}: {exc.strerror or exc}") from None
+    releases = sorted({w["torch"] for _e, r, w in runs if r.ran}, key=proofs.version_key)
+    entries = len({r["entry"] for r in new})
+    message = (f"proofs: {len(new)} claim(s) of {entries} entries proven on torch {', '.join(releases) or '-'} "
+               f"written to {path} ({len(rows)} rows in all)")
+    print(message, file=sys.stderr if quiet else sys.stdout)
 
 
 def _versions_line(entry_id: str, item: dict[str, Any], envs: list[Environment]) -> str:

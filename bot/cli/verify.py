@@ -134,17 +134,27 @@ def parse_versions(text: str | None) -> list[str]:
 
 
 def local_environments(versions: list[str], envs_dir: str | None = None) -> list[Environment]:
-    """The environments of `versions` on this machine; ConfigurationError naming those there are."""
-    from bot.envs import EnvStore
+    """The environments of `versions` on this machine; ConfigurationError naming those there are.
+    A release that is this machine's own torch needs no environment: the sandbox then
+    mounts nothing and runs on the worker's torch (bot.envs.HostEnvironment)."""
+    from bot.envs import EnvStore, host_environment
 
     store = EnvStore(envs_dir)
-    envs = {v: store.get(v) for v in versions}
+    envs = {v: store.get(v) or host_environment(v) for v in versions}
     missing = [v for v, e in envs.items() if e is None]
     if missing:
         have = ", ".join(store.versions()) or "none"
         raise ConfigurationError(f"--torch: no environment for torch {', '.join(missing)} on this machine (installed: "
-                         f"{have}); add one with `troubleshoot envs add {missing[0]}`")
+                         f"{have}; this machine's own torch is {_own_torch()}); add one with "
+                         f"`troubleshoot envs add {missing[0]}`")
     return [env for env in envs.values() if env is not None]
+
+
+def _own_torch() -> str:
+    from bot.envs.store import host_torch
+
+    found = host_torch()
+    return found[0] if found else "none"
 
 
 def verify(args: argparse.Namespace) -> int:

@@ -379,3 +379,52 @@ def _load(folder: Path) -> Environment | None:
 
 def host_description() -> dict:
     return {"python": platform.python_version(), "machine": platform.machine()}
+
+
+@dataclass
+class HostEnvironment(Environment):
+    """The worker's own torch, standing for a requested release it already is: the
+    sandbox mounts nothing (`site_packages` None), as for a run without `--torch`."""
+
+    @property
+    def site_packages(self) -> str | None:  # type: ignore[override]
+        return None
+
+    def describe(self) -> dict:
+        return super().describe() | {"name": "host"}
+
+
+def host_torch() -> tuple[str, str | None, str] | None:
+    """This interpreter's torch as (torch.__version__, its CUDA version or None, its
+    folder), read from torch/version.py without importing torch; None without torch."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = list(spec.submodule_search_locations)[0]
+    found: dict = {}
+    try:
+        source = Path(folder, "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for name in ("__version__", "cuda"):
+        match = re.search(rf"^{re.escape(name)}\s*(?::[^=]*)?=\s*(?:'([^']*)'|\"([^\"]*)\"|None)", source, re.M)
+        if match:
+            found[name] = match.group(1) or match.group(2)
+    if not found.get("__version__"):
+        return None
+    return found["__version__"], found.get("cuda"), folder
+
+
+def host_environment(version: str) -> HostEnvironment | None:
+    """The worker's own torch as the environment of `version`, where it is that release
+    (2.13 and 2.13.0 are one); None where it is not, or there is no torch here."""
+    found = host_torch()
+    if found is None or not same_release(version, found[0]):
+        return None
+    torch_version, cuda, folder = found
+    return HostEnvironment(version=check_version(version), path=os.path.dirname(folder), torch=torch_version,
+                           cuda=cuda, python=f"{sys.version_info.major}.{sys.version_info.minor}",
+                           installed_at=0.0, install_seconds=0.0, size_bytes=0, installer="host",
+                           checked={"torch": torch_version})

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol, TypedDict
 
 from bot.kb import model as m
+from bot.kb import proofs
+from bot.kb.proofs import Proof
 from bot.text.ui import t
 
 # Fewer votes than this give no percentage: one 👍 and one 👎 are two opinions, not "50%".
@@ -96,6 +98,42 @@ def rate_text(verified: Verified | None, lang: str = "en", *, dead_end: bool = F
     if verified and not dead_end and (verified.get("up") or verified.get("down")):
         text += "; " + t("evidence_votes", lang, up=verified.get("up", 0), down=verified.get("down", 0))
     return text
+
+
+def proof_text(proof: Proof | None, lang: str = "en", *, dead_end: bool = False) -> str | None:
+    """What the shipped proofs say about an item, e.g. "fix proven on torch 2.13.0 and
+    2.9.1, CPU, by the knowledge base's own repro" (newest release first); None without one.
+    A proof is the knowledge base's claim checked on its own repro: it is never counted as a
+    run of ours nor shown as a percentage."""
+    if proof is None or not proof.torch:
+        return None
+    versions = sorted(proof.torch, key=proofs.version_key, reverse=True)
+    shown = ", ".join(versions[:-1]) + t("proof_and", lang) + versions[-1] if len(versions) > 1 else versions[0]
+    device = ", ".join(d.upper() if d == "cpu" else d for d in proof.devices) or "CPU"
+    return t("proof_failed" if dead_end else "proof_fixed", lang, versions=shown, device=device)
+
+
+def shown_rate_text(verified: Verified | None, proof: Proof | None, lang: str = "en", *,
+                    dead_end: bool = False) -> str:
+    """`rate_text` where the shipped proofs may say more than the team's estimate: our
+    measured evidence first (with the proof beside it), else the proof (with the votes,
+    as votes), else the estimate."""
+    said = proof_text(proof, lang, dead_end=dead_end)
+    if said is None:
+        return rate_text(verified, lang, dead_end=dead_end)
+    if measured_rate(verified, dead_end=dead_end) is not None:
+        return f"{evidence_text(verified, lang, dead_end=dead_end)}; {said}"
+    if verified and not dead_end and (verified.get("up") or verified.get("down")):
+        said += "; " + t("evidence_votes", lang, up=verified.get("up", 0), down=verified.get("down", 0))
+    return said
+
+
+def rate_kind(verified: Verified | None, proof: Proof | None, *, dead_end: bool = False) -> str:
+    """"measured" (our runs or votes measured a rate), "proven" (no rate of ours, but the
+    shipped proofs hold), else "estimate"."""
+    if measured_rate(verified, dead_end=dead_end) is not None:
+        return "measured"
+    return "proven" if proof is not None and proof.torch else "estimate"
 
 
 def refuted_text(lang: str = "en") -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bot import settings
 from bot.kb import model as m
+from bot.kb import proofs
 from bot.kb.glossary import GLOSSARY_FILE, load_glossary, variants_in
 from bot.kb.yamlsrc import Located, YamlSourceError, load_located
 from bot.text.lang import LANGUAGES
@@ -470,7 +471,9 @@ def check_knowledge(root: Path | None = None, patch_names: set[str] | None = Non
                                             f"entry id {name!r} does not exist"))
             article.entries = [aliases.get(n, n) for n in article.entries]
             articles.append(article)
-    return m.KnowledgeBase(root=root, entries=entries, articles=articles, aliases=aliases), problems
+    kb = m.KnowledgeBase(root=root, entries=entries, articles=articles, aliases=aliases)
+    proofs.attach(kb)  # the shipped proofs that still hold, on their entries
+    return kb, problems
 
 
 def _line_of_value(path: Path, value: str) -> int | None:
@@ -502,6 +505,10 @@ def _fingerprint(root: Path) -> str:
                     except OSError:
                         digest.update(b"<unreadable>")
                     digest.update(b"\0")
+    try:  # the shipped proofs: a new run's file changes what answers show
+        digest.update(proofs.proofs_path(root).read_bytes())
+    except OSError:
+        digest.update(b"<no proofs>")
     return digest.hexdigest()
 
 

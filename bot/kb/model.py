@@ -165,6 +165,8 @@ class Entry:
     path: Path
     # Line of each field path in the source file, for error messages.
     field_lines: dict = field(default_factory=dict, repr=False, compare=False)
+    # The shipped proofs that still hold (bot/kb/proofs.py attach): claim -> Proof.
+    proofs: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def line_of(self, *path) -> int | None:
         return self.field_lines.get(tuple(path))
@@ -214,6 +216,8 @@ class KnowledgeBase:
     entries: dict[str, Entry]
     articles: list[Article]
     aliases: dict[str, str]  # alias -> entry id
+    # Rows of knowledge/proofs.json that no longer hold (bot/kb/proofs.py Stale): `kb check` names them.
+    stale_proofs: list[Any] = field(default_factory=list)
 
     def resolve(self, entry_id: str) -> Entry | None:
         entry_id = self.aliases.get(entry_id, entry_id)

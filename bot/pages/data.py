@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from bot.answer.ranking import RankedFix, rank_fixes
-from bot.evidence.display import Rate, evidence_text, measured_rate, rate_text, refuted_text
+from bot.evidence.display import Rate, evidence_text, measured_rate, rate_kind, rate_text, refuted_text, shown_rate_text
 from bot.evidence.rates import EvidenceRates, Key, Observations, is_run, load_observations, torch_minor
 from bot.kb import model as m
+from bot.kb.proofs import Proof
 from bot.pages.areas import ORDER as AREA_ORDER, area_of
 from bot.pages.cut import end_at_word
 from bot.store.models import CoverageGap, Verification, VerificationOutcome
@@ -194,15 +195,18 @@ def _texts(fn) -> dict[str, str]:
     return {lang: fn(lang) for lang in SHOWN_LANGS}
 
 
-def _rate_fields(rate: Rate | None, prior: m.Prior | None, *, dead_end: bool) -> dict:
+def _rate_fields(rate: Rate | None, prior: m.Prior | None, *, dead_end: bool, proof: Proof | None = None) -> dict:
+    """`proof`: the knowledge base's own proof of the item (knowledge/proofs.json), shown
+    as proven (`rate_kind` "proven", `proven`) where our evidence measured nothing."""
     verified = rate.verified if rate is not None else None
     measured = measured_rate(verified, dead_end=dead_end)
     return {
         "measured": None if measured is None else round(measured, 4),
-        "rate_kind": "measured" if measured is not None else "estimate",
-        "rate_text": _texts(lambda lang: rate_text(verified, lang, dead_end=dead_end)),
+        "rate_kind": rate_kind(verified, proof, dead_end=dead_end),
+        "rate_text": _texts(lambda lang: shown_rate_text(verified, proof, lang, dead_end=dead_end)),
         "evidence_text": _texts(lambda lang: evidence_text(verified, lang, dead_end=dead_end)),
         "verified": verified,
+        "proven": None if proof is None else proof.as_json(),
         "prior": None if prior is None else {"rate": prior.rate, "evidence": prior.evidence, "source": prior.source},
     }
 
@@ -225,7 +229,7 @@ def _workaround(fix: RankedFix) -> dict:
     return {"id": w.id, "title": _i18n(w.title), "explanation": _i18n(w.explanation), "code": w.code,
             "caveats": _i18n(w.caveats), "patch": w.patch, "refuted": bool(fix.rate.refuted),
             "applies_when": [s.pattern for s in w.applies_when],
-            **_rate_fields(fix.rate, w.prior, dead_end=False)}
+            **_rate_fields(fix.rate, w.prior, dead_end=False, proof=fix.proof)}
 
 
 def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None) -> dict:
@@ -249,7 +253,7 @@ def entry_doc(entry: m.Entry, snap: Snapshot, kb: m.KnowledgeBase | None = None)
         dead_ends.append({"id": d.id, "title": _i18n(d.title), "why": _i18n(d.why), "code": d.code,
                           "leads_to": d.leads_to, "refuted": False,
                           "leads_to_title": _leads_to_title(kb, d.leads_to),
-                          **_rate_fields(rate, d.prior, dead_end=True)})
+                          **_rate_fields(rate, d.prior, dead_end=True, proof=entry.proofs.get(f"dead_end:{d.id}"))})
     best = next((w for w in workarounds if w["measured"] is not None), None)
     votes_up = sum(snap.observations.get((entry.id, w.id), Observations()).up for w in entry.workarounds)
     votes_down = sum(snap.observations.get((entry.id, w.id), Observations()).down for w in entry.workarounds)

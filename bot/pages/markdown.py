@@ -124,6 +124,8 @@ def entry_markdown(doc: dict, lang: str, links) -> str:
                 out += [f"{L['leads_to']}: {target}", ""]
             if d["rate_kind"] == "measured":
                 out += [f"**{d['measured']:.0%}** ({md_text(pick(d['rate_text'], lang))})", ""]
+            elif d["rate_kind"] == "proven":
+                out += [f"_{md_text(pick(d['rate_text'], lang))}_", ""]
             if d["code"]:
                 out += [md_code_block(d["code"]), ""]
     if doc["sources"]:

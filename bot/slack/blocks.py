@@ -212,7 +212,7 @@ def _dead_end_text(d: DeadEndItem, lang: str) -> str:
     text = f":no_entry: *{escape(tidy(d.title) or d.id or '')}*\n{escape(tidy(d.why))}"
     if d.leads_to:
         text += f"\n{t('leads_to', lang)}: {_leads_to(d, lang)}"
-    if d.rate_kind == "measured" and d.rate_text:
+    if d.rate_kind in ("measured", "proven") and d.rate_text:  # proven: the knowledge base's own repro
         text += f"\n:test_tube: _{escape(d.rate_text)}_"
     return text + _code(d.code)
 

@@ -338,6 +338,16 @@ WORDS: dict[str, dict[str, str]] = {
                          "zh": "虽被列为解决方法，但验证运行一再证明它无效"},
     "evidence_estimate": {"en": "team estimate, not yet verified", "ko": "팀 추정치, 아직 검증되지 않음",
                           "zh": "团队估计，尚未验证"},
+    # --- a claim the knowledge base's own repro proved (knowledge/proofs.json, bot/kb/proofs.py):
+    # shipped with the knowledge, apart from our runs and votes; never a percentage ---
+    "proof_fixed": {"en": "fix proven on torch {versions}, {device}, by the knowledge base's own repro",
+                    "ko": "지식 베이스의 재현 코드로 torch {versions}({device})에서 해결이 증명됨",
+                    "zh": "已用知识库自带的复现代码在 torch {versions}（{device}）上证明有效"},
+    "proof_failed": {"en": "dead end confirmed on torch {versions}, {device}, by the knowledge base's own repro",
+                     "ko": "지식 베이스의 재현 코드로 torch {versions}({device})에서 실패가 확인됨",
+                     "zh": "已用知识库自带的复现代码在 torch {versions}（{device}）上确认无效"},
+    "proof_and": {"en": " and ", "ko": ", ", "zh": " 和 "},
+    "proof_badge": {"en": "proven", "ko": "증명됨", "zh": "已证明"},
     # --- the knowledge pages (bot/pages); their headings use the shared words above ---
     "kb": {"en": "PyTorch error knowledge base", "ko": "PyTorch 오류 지식 베이스", "zh": "PyTorch 错误知识库"},
     "entries": {"en": "{n} entries", "ko": "항목 {n}개", "zh": "共 {n} 个条目"},

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Any, Callable
 
+from bot.kb import proofs
 from bot.kb.model import Entry, KnowledgeBase
 from bot.sandbox.warm import ZygotePool, start_pool
 from bot.verify.report import ReportRecorder, Status, VerifyReport
@@ -206,3 +207,45 @@ def summary(results: list[EntryResult]) -> dict[str, Any]:
         "patch_claims_failed": sum(len([f for f in r.failures if f.startswith(("workaround", "dead end"))])
                                    for r in ran),
     }
+
+
+# --- proofs that ship (knowledge/proofs.json, bot/kb/proofs.py) -----------------------------
+
+def proof_rows(entry: Entry, result: EntryResult, where: dict[str, Any], date: str) -> list[dict[str, Any]]:
+    """The claims of `entry` this run proved, one row each (none when the repro did not
+    do what the entry says: then no fix was tested on this entry's error). `where`:
+    torch (the release), build, device and python of the run."""
+    if not result.ran or result.report is None:
+        return []
+    repro_failed = any(f.startswith(("did not reproduce", "classified as", "the repro is marked"))
+                       for f in result.failures)
+    if repro_failed:
+        return []
+    held = ["repro"]
+    for row in (fix.as_json() for fix in result.report.fixes):
+        kind, item = row.get("kind"), row.get("workaround")
+        if kind == "workaround" and row.get("status") == Status.FIXED:
+            held.append(f"workaround:{item}")
+        elif kind == "dead_end" and row.get("as_expected") is True:
+            held.append(f"dead_end:{item}")
+    out = []
+    for claim in held:
+        entry_sha = proofs.claim_hash(entry, claim)
+        if entry_sha is None:
+            continue
+        item = proofs.item_of(entry, claim)
+        out.append({"entry": entry.id, "claim": claim, "expected": proofs.expected_of(entry, claim),
+                    "patch": getattr(item, "patch", None), **where, "date": date,
+                    "entry_sha256": entry_sha, "repro_sha256": proofs.repro_hash(entry)})
+    return out
+
+
+def where_ran(environment=None) -> dict[str, Any]:
+    """The release, build, device and Python a kb verify run used (its environment, or this
+    process's own torch)."""
+    if environment is not None:
+        return {"torch": environment.version, "build": environment.torch, "device": "cpu",
+                "python": environment.python}
+    build = _host_torch() or ""
+    return {"torch": build.split("+", 1)[0], "build": build, "device": "cpu",
+            "python": ".".join(platform.python_version_tuple()[:2])}
