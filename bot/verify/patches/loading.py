@@ -24,8 +24,8 @@ def _load_calls(s: Snippet, stmt) -> list[cst.Call]:
             if (dotted(c.func) or "") in ("torch.load", "load") or (dotted(c.func) or "").endswith(".torch.load")]
 
 
-@register("weights-only-false", "`torch.load(f)` -> `torch.load(f, weights_only=False)` (trusted files only)")
-def weights_only_false(code: str, failure: Failure) -> PatchResult:
+def _load_kwarg(code: str, failure: Failure, name: str, value: str) -> PatchResult:
+    """Set `name=value` on every torch.load() call of the failing statement."""
     s = Snippet(code)
     stmt = s.statement_at(failure.line)
     calls = _load_calls(s, stmt)
@@ -33,8 +33,13 @@ def weights_only_false(code: str, failure: Failure) -> PatchResult:
         raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.load() call")
     edits = Edits(s)
     for call in calls:
-        edits.replace_node(call, lambda u: set_kwarg(u, "weights_only", "False"))
-    return PatchResult.changed(edits.render(), f"weights_only=False on the torch.load() of line {s.line(stmt)}")
+        edits.replace_node(call, lambda u: set_kwarg(u, name, value))
+    return PatchResult.changed(edits.render(), f"{name}={value} on the torch.load() of line {s.line(stmt)}")
+
+
+@register("weights-only-false", "`torch.load(f)` -> `torch.load(f, weights_only=False)` (trusted files only)")
+def weights_only_false(code: str, failure: Failure) -> PatchResult:
+    return _load_kwarg(code, failure, "weights_only", "False")
 
 
 def unsupported_global(message: str) -> str | None:
@@ -72,12 +77,4 @@ def allowlist_safe_globals(code: str, failure: Failure) -> PatchResult:
 @register("load-encoding-latin1", "`torch.load(f)` -> `torch.load(f, encoding=\"latin1\")` (byte strings that "
                                   "Python 2 pickled become str by latin1, which decodes every byte)")
 def load_encoding_latin1(code: str, failure: Failure) -> PatchResult:
-    s = Snippet(code)
-    stmt = s.statement_at(failure.line)
-    calls = _load_calls(s, stmt)
-    if not calls:
-        raise NotApplicable(f"line {failure.line} (`{first_line(s, stmt)}`) has no torch.load() call")
-    edits = Edits(s)
-    for call in calls:
-        edits.replace_node(call, lambda u: set_kwarg(u, "encoding", '"latin1"'))
-    return PatchResult.changed(edits.render(), f"encoding=\"latin1\" on the torch.load() of line {s.line(stmt)}")
+    return _load_kwarg(code, failure, "encoding", '"latin1"')
