@@ -2,7 +2,9 @@
 
 None of these is a covered class: the taxonomy's install classes (undefined symbols,
 torchvision operators, the NumPy 2 ABI, Windows DLL loading, no CUDA build, triton) are
-left out on purpose.
+left out on purpose. Issue 25's torch-not-installed and torch-version-mismatch entries took
+three lines that were here (pip finding no torch wheel for a pinned CUDA build, and a
+torchvision/torch pin conflict): they are covered classes now.
 """
 
 from __future__ import annotations
@@ -50,12 +52,6 @@ The conflict is caused by:
 
 ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts
 """),
-    neg(K, "en", thread("https://github.com/torch/torch7/issues/1249"), r"""
-ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.
-torchvision 0.18.0 requires torch==2.3.0, but you have torch 2.2.1 which is incompatible.
-
-but I need torch 2.2.1 for the rest of the project
-"""),
     neg(K, "en", thread("https://github.com/OCR-D/ocrd_all/issues/347"), r"""
 make all on python 3.10.7:
 
@@ -76,15 +72,6 @@ ERROR: No matching distribution found for torch==1.12.0
     neg(K, "en", thread("https://github.com/pytorch/pytorch/issues/112478"), r"""
 just upgraded to Python 3.12.0 and pip can't find torch at all:
 ERROR: Could not find a version that satisfies the requirement torch (from versions: none)
-"""),
-    neg(K, "en", thread("https://github.com/zeyad-mansour/lunar/issues/226"), r"""
-ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: none)
-ERROR: No matching distribution found for torch==1.11.0+cu113
-"""),
-    neg(K, "zh", thread("https://github.com/facebookresearch/ImageBind/issues/139"), r"""
-Python 3.11 / 3.12 下装不上指定的 torch 版本：
-ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.4.1, 2.5.0, 2.5.1, 2.6.0, 2.7.0, 2.7.1)
-ERROR: No matching distribution found for torch==1.13.1
 """),
     neg(K, "en", known("pip"), r"""
 pip install ./torch-2.1.0+cu121-cp311-cp311-linux_x86_64.whl
@@ -295,5 +282,12 @@ Elapsed: -
 
 An HTTP error occurred when trying to retrieve this URL.
 HTTP errors are often intermittent, and a simple retry will get you on your way.
+"""),
+    # a CUDA extension that does not build against the installed toolchain
+    neg(K, "en", known("pip build"), r"""
+pip install of apex fails:
+  error: subprocess-exited-with-error
+  Failed building wheel for apex
+ERROR: Could not build wheels for apex, which is required to install pyproject.toml-based projects
 """),
 ]
