@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import sys
 import threading
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -91,3 +93,20 @@ def bot_factory(fake_slack, answer_index, tmp_path):
 @pytest.fixture
 def bot(bot_factory) -> RunningBot:
     return bot_factory()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    """An empty store database: a SQLite file, and a fresh PostgreSQL database (dropped after)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    admin_url = request.getfixturevalue("pg_admin_url").replace("postgresql://", "postgresql+psycopg://", 1)
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    name = f"slack_test_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    admin.dispose()

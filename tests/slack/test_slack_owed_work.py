@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from datetime import timedelta
 
-import pytest
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from bot.store import open_store
@@ -21,22 +19,6 @@ from bot.store.models import OwedWork, utcnow
 from bot.store.owed import current_owner, work_owner
 
 ERROR = "RuntimeError: Trying to backward through the graph a second time, but the buffers have already been freed"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'store.db'}"
-        return
-    admin_url = request.getfixturevalue("pg_admin_url").replace("postgresql://", "postgresql+psycopg://", 1)
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    name = f"owed_test_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def _record(store, holder="A", lease=30.0) -> int:

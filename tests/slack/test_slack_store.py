@@ -6,30 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import uuid
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from bot.store import open_store
 from bot.store.models import DedupeKey, utcnow
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'store.db'}"
-        return
-    admin_url = request.getfixturevalue("pg_admin_url").replace("postgresql://", "postgresql+psycopg://", 1)
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        name = f"slack_test_{uuid.uuid4().hex[:10]}"
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def test_schema_comes_from_alembic_and_upgrading_twice_is_harmless(store_url):
