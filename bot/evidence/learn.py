@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from bot.logs import redact
 from bot.retrieval.query import understand
 from bot.store import Store
 from bot.store.models import PendingExample, utcnow
+from bot.text.files import write_text_atomic
 from bot.text.normalize import error_type_of, normalise_for_search
 
 MAX_TEXT = 1000
@@ -142,11 +141,11 @@ def accept(store: Store, key: str, kb_root: Path) -> dict[str, Any]:
     # new wording to widen a pattern for); words go to `questions:`.
     field_name = "examples" if error_type_of(row.text) else "questions"
     after = with_example(before, row.text, row.count, field_name)
-    _write(path, after)
+    write_text_atomic(path, after)
     try:
         _check(path, entry.id)
     except LearnError:
-        _write(path, before)
+        write_text_atomic(path, before)
         raise
     with store.session() as session:
         session.delete(session.get(PendingExample, row.key))
@@ -176,17 +175,6 @@ def with_example(source: str, text: str, count: int, field_name: str = "examples
         end += 1
     lines.insert(last_item + 1, item)
     return "".join(lines)
-
-
-def _write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _check(path: Path, entry_id: str) -> None:

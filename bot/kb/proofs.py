@@ -26,12 +26,12 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bot.kb import model as m
+from bot.text.files import write_text_atomic
 
 PROOFS_FILE = "proofs.json"
 ABOUT = ("What `troubleshoot kb verify --export` proved, one row per entry, claim and torch release; "
@@ -134,11 +134,7 @@ def write_rows(path: str | os.PathLike, rows: list[dict]) -> None:
     path = Path(path)
     lines = [json.dumps({k: row[k] for k in ROW_KEYS}, ensure_ascii=False) for row in sort_rows(rows)]
     body = "{\n\"about\": " + json.dumps(ABOUT) + ",\n\"proofs\": [\n" + ",\n".join(lines) + "\n]\n}\n"
-    fd, tmp = tempfile.mkstemp(prefix=".proofs-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(body)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_text_atomic(path, body)
 
 
 def merge(old: list[dict], new: list[dict], *, replaced: set[tuple[str, str]], entries: set[str]) -> list[dict]:
